@@ -1,0 +1,36 @@
+# killchain — live-agent prompt-injection studies.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/killchain
+STUDY ?= hcl/smoke.hcl
+OUT ?= runs/smoke
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## show this help
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-10s %s\n",$$1,$$2}'
+
+.PHONY: build
+build: ## build bin/killchain
+	$(GO) build -o $(BIN) ./cmd/killchain
+
+.PHONY: deps
+deps: ## install the system packages the tests use (poppler-utils)
+	@bash scripts/deps.sh
+
+.PHONY: run
+run: build ## run the smoke study ($(STUDY)) into $(OUT) and write its report
+	$(BIN) run --output $(OUT) $(STUDY)
+	$(BIN) report $(OUT)
+	@echo "report: $(OUT)/report/report.md"
+
+.PHONY: test
+test: deps ## run every test with the race detector
+	$(GO) test -race -count=1 ./...
+
+.PHONY: lint
+lint: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...

@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// Entry kinds in a transcript.
+const (
+	KindSystem     = "system"
+	KindPrompt     = "prompt"
+	KindCondition  = "condition"
+	KindThinking   = "thinking"
+	KindNarration  = "narration"
+	KindToolCall   = "tool_call"
+	KindToolResult = "tool_result"
+	KindDefense    = "defense"
+	KindRefused    = "refused"
+	KindError      = "error"
+)
+
+// Entry is one item of a transcript. Thinking, narration, tool calls and
+// tool results are separate entries, never merged.
+type Entry struct {
+	Agent    string          `json:"agent"`
+	Pos      string          `json:"position"`
+	Step     int             `json:"step"`
+	Kind     string          `json:"kind"`
+	Tool     string          `json:"tool,omitempty"`
+	CallID   string          `json:"call_id,omitempty"`
+	Text     string          `json:"text,omitempty"`
+	Args     string          `json:"args,omitempty"`
+	IsError  bool            `json:"is_error,omitempty"`
+	Redacted bool            `json:"redacted,omitempty"`
+	Defense  string          `json:"defense,omitempty"`
+	Usage    *Usage          `json:"usage,omitempty"`
+	Raw      json.RawMessage `json:"raw,omitempty"`
+}
+
+// Transcript collects a run's entries. It is safe for concurrent use.
+type Transcript struct {
+	mu      sync.Mutex
+	Entries []Entry `json:"entries"`
+}
+
+// Add appends an entry.
+func (t *Transcript) Add(e Entry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Entries = append(t.Entries, e)
+}
+
+// All returns a copy of the entries.
+func (t *Transcript) All() []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Entry(nil), t.Entries...)
+}

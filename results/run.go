@@ -1,0 +1,60 @@
+// Package results defines the files a study writes (runs.jsonl, events.jsonl,
+// transcripts/, manifest.json) and reads them back, streaming.
+package results
+
+// Run is one line of runs.jsonl. Field names are stable: users parse them.
+type Run struct {
+	Study     string `json:"study"`
+	Batch     string `json:"batch"`
+	Grid      string `json:"grid"`
+	RunID     string `json:"run_id"`
+	Cell      string `json:"cell"`
+	Repeat    int    `json:"repeat"`
+	Task      string `json:"task"`
+	Variant   string `json:"variant"`
+	Surface   string `json:"surface"`
+	Mode      string `json:"mode"`
+	Condition string `json:"condition"`
+	Defense   string `json:"defense"`
+	ModelA    string `json:"model_a"`
+	ModelB    string `json:"model_b"`
+	Attacked  bool   `json:"attacked"`
+	Canary    string `json:"canary"`
+
+	Stage     string `json:"stage"`
+	Exposed   *bool  `json:"exposed"`
+	Persisted *bool  `json:"persisted"`
+	Relayed   *bool  `json:"relayed"`
+	Executed  *bool  `json:"executed"`
+
+	AttackGoal       bool `json:"attack_goal"`
+	TaskSuccess      bool `json:"task_success"`
+	Noticed          bool `json:"noticed"`
+	NoticedThinking  bool `json:"noticed_thinking"`
+	NoticedNarration bool `json:"noticed_narration"`
+	NoToolCall       bool `json:"no_tool_call"`
+	Contaminated     bool `json:"contaminated"`
+	BlockedWrites    int  `json:"blocked_writes"`
+	BlockedCalls     int  `json:"blocked_calls"`
+	RefusedCalls     int  `json:"refused_calls"`
+	Lag              *int `json:"lag"`
+
+	StepsA     int `json:"steps_a"`
+	StepsB     int `json:"steps_b"`
+	ToolCallsA int `json:"tool_calls_a"`
+	ToolCallsB int `json:"tool_calls_b"`
+	Outbound   int `json:"outbound_calls"`
+
+	InputTokens     int `json:"input_tokens"`
+	OutputTokens    int `json:"output_tokens"`
+	ReasoningTokens int `json:"reasoning_tokens"`
+
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error"`
+	// ErrorKind is "provider", "sandbox", "tool" or "internal" when Error is set.
+	ErrorKind string `json:"error_kind,omitempty"`
+	Started   string `json:"started"`
+}
+
+// Is reports whether a nullable stage flag is true.
+func Is(b *bool) bool { return b != nil && *b }

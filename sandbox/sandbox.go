@@ -1,0 +1,104 @@
+// Package sandbox defines where a run's tools execute. A Backend opens one
+// fresh Sandbox per run from the run's environment; the agent loop sends tool
+// calls into it and reads the final state out for the verifiers.
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Env is everything planted into a run's sandbox before its agents start.
+type Env struct {
+	Study string `json:"study"`
+	Run   string `json:"run"`
+	Task  string `json:"task"`
+	// Files are laid into the state folder by relative path (web/, db/, docs/, audio/).
+	Files map[string][]byte `json:"files"`
+	// Memory holds records planted by the harness (author "seed"); they never
+	// pass through a defense.
+	Memory []Record `json:"memory"`
+	// Speech lists clips the backend synthesizes at set-up, before any agent starts.
+	Speech []Speech `json:"speech,omitempty"`
+}
+
+// Speech is a clip to synthesize: Text spoken into the WAV file at Path.
+type Speech struct {
+	Path string `json:"path"`
+	Text string `json:"text"`
+}
+
+// Record is one memory record.
+type Record struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Author string `json:"author"` // "seed" or the agent that committed it
+}
+
+// Report is one sent report (the outbox).
+type Report struct {
+	Agent   string `json:"agent"`
+	To      string `json:"to"`
+	Subject string `json:"subject"`
+	Body    string `json:"body"`
+}
+
+// AdminAction is one admin tool call the sandbox carried out.
+type AdminAction struct {
+	Agent string            `json:"agent"`
+	Tool  string            `json:"tool"`
+	Args  map[string]string `json:"args"`
+}
+
+// DBRecord is one row of the task's records database.
+type DBRecord struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Body  string `json:"body"`
+}
+
+// State is the final state read out of a sandbox after the agents stop.
+type State struct {
+	Outbox     []Report      `json:"outbox"`
+	Admin      []AdminAction `json:"admin"`
+	Memory     []Record      `json:"memory"`
+	DB         []DBRecord    `json:"db"`
+	Delegation []string      `json:"delegation"`
+}
+
+// Result is what a tool returned. Error is a tool-level failure the model is
+// shown (bad arguments, missing file); it is not an infrastructure error.
+type Result struct {
+	Output string `json:"output"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Text is the result as the model sees it.
+func (r Result) Text() string {
+	if r.Error != "" {
+		return "error: " + r.Error
+	}
+	return r.Output
+}
+
+// Sandbox is one run's isolated environment.
+type Sandbox interface {
+	// Call runs a tool for an agent. A non-nil error means the sandbox itself
+	// failed (died, timed out); the run is then an error, never an outcome.
+	Call(ctx context.Context, agent, tool string, args json.RawMessage) (Result, error)
+	// State reads the final state out of the sandbox.
+	State(ctx context.Context) (State, error)
+	// Close releases everything the sandbox holds. It is safe to call twice.
+	Close(ctx context.Context) error
+}
+
+// Backend opens sandboxes.
+type Backend interface {
+	Name() string
+	Open(ctx context.Context, env Env) (Sandbox, error)
+}
+
+// ErrUnavailable marks a tool the backend cannot run (for example audio
+// transcription in the local backend).
+var ErrUnavailable = errors.New("not available in this sandbox backend")
