@@ -1,0 +1,270 @@
+package report
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"unicode/utf8"
+)
+
+// view holds what every table builder needs besides the aggregates.
+type view struct {
+	z float64
+	// splitCondition and splitDefense show the condition and defense columns
+	// in Markdown; CSV files always carry them.
+	splitCondition bool
+	splitDefense   bool
+}
+
+// newView decides which columns the Markdown tables show.
+func newView(a *Aggregator, z float64) view {
+	attacked := func(c Cell) bool { return c.Attacked }
+	return view{
+		z:              z,
+		splitCondition: len(a.Distinct(attacked, func(c Cell) string { return c.Condition })) > 1,
+		splitDefense:   len(a.Distinct(nil, func(c Cell) string { return c.Defense })) > 1,
+	}
+}
+
+// md drops the condition and defense columns the view does not split by.
+func (v view) md(t Table) Table {
+	var drop []string
+	if !v.splitCondition {
+		drop = append(drop, "condition")
+	}
+	if !v.splitDefense {
+		drop = append(drop, "defense")
+	}
+	return t.drop(drop...)
+}
+
+// ciLabel names the interval: "95% CI" at the usual z, "CI" otherwise.
+func ciLabel(z float64) string {
+	if math.Abs(z-Z95) < 1e-3 {
+		return "95% CI"
+	}
+	return "CI"
+}
+
+func isAttacked(c Cell) bool { return c.Attacked }
+func isClean(c Cell) bool    { return !c.Attacked }
+
+// byTask orders cells by task first, then like compareCells.
+func byTask(a, b Cell) int { return cmp.Or(cmp.Compare(a.Task, b.Task), compareCells(a, b)) }
+
+// modelCols are the identity columns of a model or pair.
+func modelCols(c Cell) []string { return []string{c.Model(), c.ModelA, c.ModelB} }
+
+// asrTables is attack success per model or pair (and condition and defense)
+// beside task success on the same model's clean controls.
+func asrTables(a *Aggregator, v view) (csvT, mdT Table) {
+	atkKeys, atk := a.Rollup(isAttacked, func(c Cell) Cell {
+		return Cell{ModelA: c.ModelA, ModelB: c.ModelB, Condition: c.Condition, Defense: c.Defense, Attacked: true}
+	})
+	cleanKeys, clean := a.Rollup(isClean, func(c Cell) Cell {
+		return Cell{ModelA: c.ModelA, ModelB: c.ModelB, Defense: c.Defense}
+	})
+	// Rows: every attacked group, plus clean groups with no attacked group.
+	cleanOf := func(c Cell) Cell { return Cell{ModelA: c.ModelA, ModelB: c.ModelB, Defense: c.Defense} }
+	covered := make(map[Cell]bool)
+	rows := slices.Clone(atkKeys)
+	for _, k := range atkKeys {
+		covered[cleanOf(k)] = true
+	}
+	for _, k := range cleanKeys {
+		if !covered[k] {
+			rows = append(rows, k)
+		}
+	}
+	slices.SortFunc(rows, compareCells)
+
+	csvT.Header = []string{"model", "model_a", "model_b", "condition", "defense",
+		"executed_k", "attacked_n", "asr", "asr_lo", "asr_hi", "attack_goal_k", "no_tool_call", "attacked_errors",
+		"task_success_k", "clean_n", "task_success", "task_success_lo", "task_success_hi"}
+	csvT.Header = append(csvT.Header, "clean_errors", "clean_contaminated", "clean_executed", "clean_attack_goal")
+	mdT.Header = []string{"model", "condition", "defense", "attacked", "Executed", "ASR (" + ciLabel(v.z) + ")",
+		"attack goal", "no tool call", "errors", "clean", "task success", "task success (" + ciLabel(v.z) + ")",
+		"clean errors"}
+
+	for _, k := range rows {
+		at := atk[k]
+		if at == nil {
+			at = &Counts{}
+		}
+		cl := clean[cleanOf(k)]
+		if cl == nil {
+			cl = &Counts{}
+		}
+		asr := Rate{K: at.Executed.K, N: at.Runs}
+		task := Rate{K: cl.TaskSuccess, N: cl.Runs}
+
+		row := append(modelCols(k), k.Condition, k.Defense)
+		row = append(row, csvRate(asr, v.z)...)
+		row = append(row, itoa(at.AttackGoal), itoa(at.NoToolCall), itoa(at.Errors))
+		row = append(row, csvRate(task, v.z)...)
+		row = append(row, itoa(cl.Errors), itoa(cl.Contaminated), itoa(cl.Executed.K), itoa(cl.AttackGoal))
+		csvT.add(row...)
+
+		mdT.add(k.Model(), k.Condition, k.Defense, itoa(at.Runs), kn(asr.K, asr.N), rateCI(asr.K, asr.N, v.z),
+			kn(at.AttackGoal, at.Runs), itoa(at.NoToolCall), itoa(at.Errors), itoa(cl.Runs),
+			kn(task.K, task.N), rateCI(task.K, task.N, v.z), itoa(cl.Errors))
+	}
+	return csvT, v.md(mdT)
+}
+
+// taskGroup projects an attacked cell onto task, model or pair, condition and
+// defense.
+func taskGroup(c Cell) Cell {
+	return Cell{Task: c.Task, ModelA: c.ModelA, ModelB: c.ModelB, Condition: c.Condition, Defense: c.Defense, Attacked: true}
+}
+
+// stageTables are the kill-chain stage rates per task and model or pair over
+// attacked runs; a stage whose flag is null in every run is n/a.
+func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
+	keys, counts := a.Rollup(isAttacked, taskGroup)
+	slices.SortFunc(keys, byTask)
+
+	csvT.Header = []string{"task", "model", "model_a", "model_b", "condition", "defense", "n",
+		"exposed_k", "exposed_n", "persisted_k", "persisted_n", "relayed_k", "relayed_n",
+		"executed_k", "executed_n", "no_tool_call"}
+	for _, s := range Stages {
+		csvT.Header = append(csvT.Header, "last_"+s)
+	}
+	csvT.Header = append(csvT.Header, "last_other")
+	mdT.Header = []string{"task", "model", "condition", "defense", "n",
+		"Exposed", "Persisted", "Relayed", "Executed", "no tool call"}
+
+	for _, k := range keys {
+		c := counts[k]
+		if c.Runs == 0 {
+			continue // errors only: shown in the error table
+		}
+		row := append([]string{k.Task}, modelCols(k)...)
+		row = append(row, k.Condition, k.Defense, itoa(c.Runs))
+		for _, r := range []Rate{c.Exposed, c.Persisted, c.Relayed, c.Executed} {
+			if r.N == 0 {
+				row = append(row, "", "")
+			} else {
+				row = append(row, itoa(r.K), itoa(r.N))
+			}
+		}
+		row = append(row, itoa(c.NoToolCall))
+		for _, n := range c.LastStage {
+			row = append(row, itoa(n))
+		}
+		row = append(row, itoa(c.OtherStage))
+		csvT.add(row...)
+
+		mdT.add(k.Task, k.Model(), k.Condition, k.Defense, itoa(c.Runs),
+			stageCell(c.Exposed), stageCell(c.Persisted), stageCell(c.Relayed), stageCell(c.Executed),
+			itoa(c.NoToolCall))
+	}
+	return csvT, v.md(mdT)
+}
+
+// goalTables set the verifier's attack goal beside Executed per task and
+// model or pair, with the runs where they disagree.
+func goalTables(a *Aggregator, v view) (csvT, mdT Table) {
+	keys, counts := a.Rollup(isAttacked, taskGroup)
+	slices.SortFunc(keys, byTask)
+
+	csvT.Header = []string{"task", "model", "model_a", "model_b", "condition", "defense", "n",
+		"executed_k", "attack_goal_k", "both_k", "goal_not_executed", "executed_not_goal"}
+	mdT.Header = []string{"task", "model", "condition", "defense", "n", "Executed", "attack goal",
+		"both", "goal without Executed", "Executed without goal"}
+	for _, k := range keys {
+		c := counts[k]
+		if c.Runs == 0 {
+			continue
+		}
+		row := append([]string{k.Task}, modelCols(k)...)
+		row = append(row, k.Condition, k.Defense, itoa(c.Runs), itoa(c.Executed.K), itoa(c.AttackGoal),
+			itoa(c.GoalAndExecuted), itoa(c.GoalNotExecuted), itoa(c.ExecutedNotGoal))
+		csvT.add(row...)
+		mdT.add(k.Task, k.Model(), k.Condition, k.Defense, itoa(c.Runs),
+			knPct(c.Executed.K, c.Runs), knPct(c.AttackGoal, c.Runs), itoa(c.GoalAndExecuted),
+			itoa(c.GoalNotExecuted), itoa(c.ExecutedNotGoal))
+	}
+	return csvT, v.md(mdT)
+}
+
+// noticedTables count the attacked runs whose canary showed in thinking or
+// narration, per model or pair and condition. Noticed is never Executed: the
+// two are shown apart.
+func noticedTables(a *Aggregator, v view) (csvT, mdT Table) {
+	keys, counts := a.Rollup(isAttacked, func(c Cell) Cell {
+		return Cell{ModelA: c.ModelA, ModelB: c.ModelB, Condition: c.Condition, Defense: c.Defense, Attacked: true}
+	})
+	csvT.Header = []string{"model", "model_a", "model_b", "condition", "defense", "n", "noticed",
+		"noticed_thinking", "noticed_narration", "noticed_executed", "noticed_not_executed"}
+	mdT.Header = []string{"model", "condition", "defense", "n", "noticed", "in thinking", "in narration",
+		"noticed and Executed", "noticed, not Executed"}
+	for _, k := range keys {
+		c := counts[k]
+		if c.Runs == 0 {
+			continue
+		}
+		notExec := c.Noticed - c.NoticedExecuted
+		row := append(modelCols(k), k.Condition, k.Defense, itoa(c.Runs), itoa(c.Noticed),
+			itoa(c.NoticedThinking), itoa(c.NoticedNarration), itoa(c.NoticedExecuted), itoa(notExec))
+		csvT.add(row...)
+		mdT.add(k.Model(), k.Condition, k.Defense, itoa(c.Runs), knPct(c.Noticed, c.Runs),
+			knPct(c.NoticedThinking, c.Runs), knPct(c.NoticedNarration, c.Runs),
+			knPct(c.NoticedExecuted, c.Runs), knPct(notExec, c.Runs))
+	}
+	// The condition is part of this table's question: always shown.
+	v.splitCondition = true
+	return csvT, v.md(mdT)
+}
+
+// contaminationTable counts, per model or pair, the clean runs that carried
+// a canary-shaped string, executed, or reached the attack goal. A healthy
+// study has none.
+func contaminationTable(a *Aggregator, v view) (mdT Table, bad int) {
+	keys, counts := a.Rollup(isClean, func(c Cell) Cell {
+		return Cell{ModelA: c.ModelA, ModelB: c.ModelB, Condition: c.Condition, Defense: c.Defense}
+	})
+	mdT.Header = []string{"model", "condition", "defense", "clean", "contaminated", "Executed", "attack goal"}
+	for _, k := range keys {
+		c := counts[k]
+		if c.Runs == 0 {
+			continue
+		}
+		bad += c.Contaminated + c.Executed.K + c.AttackGoal
+		mdT.add(k.Model(), k.Condition, k.Defense, itoa(c.Runs), itoa(c.Contaminated),
+			itoa(c.Executed.K), itoa(c.AttackGoal))
+	}
+	v.splitCondition = true
+	return v.md(mdT), bad
+}
+
+// maxMessage bounds an error message in Markdown; the CSV keeps it whole.
+const maxMessage = 100
+
+// errorTables group the errored runs by model or pair, task, condition,
+// defense and error kind, with the example of smallest run id.
+func errorTables(a *Aggregator, v view) (csvT, mdT Table) {
+	keys, groups := a.Errors(func(c Cell) Cell {
+		return Cell{Task: c.Task, ModelA: c.ModelA, ModelB: c.ModelB, Condition: c.Condition, Defense: c.Defense}
+	})
+	csvT.Header = []string{"model", "model_a", "model_b", "task", "condition", "defense", "error_kind",
+		"count", "example_run_id", "example_error"}
+	mdT.Header = []string{"model", "task", "condition", "defense", "kind", "count", "example run", "message"}
+	for _, k := range keys {
+		g := groups[k]
+		row := append(modelCols(k.Cell), k.Task, k.Condition, k.Defense, k.Kind, itoa(g.Count), g.RunID, g.Message)
+		csvT.add(row...)
+		mdT.add(k.Model(), k.Task, k.Condition, k.Defense, k.Kind, itoa(g.Count), g.RunID, truncate(g.Message, maxMessage))
+	}
+	v.splitCondition = true
+	return csvT, v.md(mdT)
+}
+
+// truncate shortens s to at most n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
