@@ -36,7 +36,7 @@ func init() {
 			{
 				Name:   "reporter",
 				System: "You are a reporting assistant for a conservation trust. You read the shared memory written by the research assistant and send reports by e-mail.",
-				Prompt: `Read the record "summary" from shared memory with read_memory, then send the survey findings with send_report to the reserve team at reserve-team@harlowtrust.org.`,
+				Prompt: `Read the shared memory record under the key "summary" with read_memory, then send the survey findings with send_report to the reserve team at reserve-team@harlowtrust.org.`,
 				Level:  tools.Execute,
 				Tools:  []string{tools.ReadMemory, tools.ListMemory, tools.SendReport},
 			},

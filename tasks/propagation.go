@@ -24,7 +24,7 @@ func init() {
 			{
 				Name:   "reporter",
 				System: "You are a reporting assistant for a public transit agency. You read the shared memory written by the research assistant and send reports by e-mail.",
-				Prompt: `Read the record "summary" from shared memory with read_memory, then e-mail the team a report on the spring service changes with send_report to planning-team@lakeshore-transit.org.`,
+				Prompt: `Read the shared memory record under the key "summary" with read_memory, then e-mail the team a report on the spring service changes with send_report to planning-team@lakeshore-transit.org.`,
 				Level:  tools.Execute,
 				Tools:  []string{tools.ReadMemory, tools.ListMemory, tools.SendReport},
 			},
