@@ -1,0 +1,316 @@
+package study
+
+import (
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// rootSchema is the top level of a study file.
+var rootSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "study", LabelNames: []string{"name"}},
+		{Type: "model", LabelNames: []string{"name"}},
+		{Type: "condition", LabelNames: []string{"name"}},
+		{Type: "defense", LabelNames: []string{"name"}},
+		{Type: "grid", LabelNames: []string{"name"}},
+	},
+}
+
+// Raw block bodies as gohcl decodes them; pointers tell "absent" apart
+// from a zero value so that defaults apply only to absent attributes.
+type rawStudy struct {
+	Seed        *int64   `hcl:"seed,optional"`
+	Concurrency *int     `hcl:"concurrency,optional"`
+	Output      *string  `hcl:"output,optional"`
+	Sandbox     *string  `hcl:"sandbox,optional"`
+	Classifier  *string  `hcl:"classifier,optional"`
+	MemoryMB    *int     `hcl:"memory_mb,optional"`
+	CPUs        *float64 `hcl:"cpus,optional"`
+	PidsLimit   *int     `hcl:"pids_limit,optional"`
+	Runtime     *string  `hcl:"runtime,optional"`
+	MaxTurns    *int     `hcl:"max_turns,optional"`
+}
+
+type rawModel struct {
+	Provider        string   `hcl:"provider"`
+	Policy          *string  `hcl:"policy,optional"`
+	Name            *string  `hcl:"name,optional"`
+	BaseURL         *string  `hcl:"base_url,optional"`
+	Host            *string  `hcl:"host,optional"`
+	APIKeyEnv       *string  `hcl:"api_key_env,optional"`
+	Temperature     *float64 `hcl:"temperature,optional"`
+	MaxTokens       *int     `hcl:"max_tokens,optional"`
+	Seed            *int64   `hcl:"seed,optional"`
+	Thinking        *bool    `hcl:"thinking,optional"`
+	ThinkingBudget  *int     `hcl:"thinking_budget,optional"`
+	ReasoningEffort *string  `hcl:"reasoning_effort,optional"`
+	API             *string  `hcl:"api,optional"`
+	Timeout         *string  `hcl:"timeout,optional"`
+	MaxRetries      *int     `hcl:"max_retries,optional"`
+	MaxConcurrency  *int     `hcl:"max_concurrency,optional"`
+}
+
+type rawCondition struct {
+	Payload      bool    `hcl:"payload"`
+	Instructions *string `hcl:"instructions,optional"`
+}
+
+type rawDefense struct {
+	Kind       string   `hcl:"kind"`
+	Patterns   []string `hcl:"patterns,optional"`
+	Datamark   *bool    `hcl:"datamark,optional"`
+	Classifier *string  `hcl:"classifier,optional"`
+}
+
+type rawGrid struct {
+	Batch      *string    `hcl:"batch,optional"`
+	Tasks      []string   `hcl:"tasks"`
+	Variants   []string   `hcl:"variants,optional"`
+	Models     []string   `hcl:"models,optional"`
+	Pairs      [][]string `hcl:"pairs,optional"`
+	Conditions []string   `hcl:"conditions"`
+	Defenses   []string   `hcl:"defenses,optional"`
+	Repeats    *int       `hcl:"repeats,optional"`
+}
+
+// Load reads and parses a study file.
+func Load(path string) (*Study, hcl.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Cannot read study file",
+			Detail:   fmt.Sprintf("read %s: %v", path, err),
+		}}
+	}
+	return Parse(path, src)
+}
+
+// Parse decodes and validates a study file. It reports every problem it
+// finds, each with the source range it concerns; the study is nil when
+// any diagnostic is an error.
+func Parse(filename string, src []byte) (*Study, hcl.Diagnostics) {
+	file, diags := hclsyntax.ParseConfig(src, filename, hcl.Pos{Line: 1, Column: 1})
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	d := &decoder{file: file, study: &Study{File: filename, Source: src}}
+	d.decode()
+	sortDiagnostics(d.diags)
+	if d.diags.HasErrors() {
+		return nil, d.diags
+	}
+	return d.study, d.diags
+}
+
+// decoder carries the state of one Parse.
+type decoder struct {
+	file  *hcl.File
+	study *Study
+	diags hcl.Diagnostics
+
+	modelRanges map[string]hcl.Range // where each model was declared
+}
+
+func (d *decoder) decode() {
+	content, diags := d.file.Body.Content(rootSchema)
+	d.diags = append(d.diags, diags...)
+
+	var studies, models, conditions, defenses, grids []*hcl.Block
+	for _, b := range content.Blocks {
+		switch b.Type {
+		case "study":
+			studies = append(studies, b)
+		case "model":
+			models = append(models, b)
+		case "condition":
+			conditions = append(conditions, b)
+		case "defense":
+			defenses = append(defenses, b)
+		case "grid":
+			grids = append(grids, b)
+		}
+	}
+
+	// Models first: the study's classifier and the defenses refer to them.
+	d.decodeModels(models)
+	d.decodeStudy(studies)
+	d.decodeConditions(conditions)
+	d.decodeDefenses(defenses)
+	for _, b := range grids {
+		d.decodeGrid(b)
+	}
+	d.checkDuplicates("grid", grids)
+}
+
+// errorf appends an error diagnostic about rng.
+func (d *decoder) errorf(rng *hcl.Range, summary, format string, args ...any) {
+	d.diags = append(d.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(format, args...),
+		Subject:  rng,
+	})
+}
+
+// warnf appends a warning diagnostic about rng.
+func (d *decoder) warnf(rng *hcl.Range, summary, format string, args ...any) {
+	d.diags = append(d.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagWarning,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(format, args...),
+		Subject:  rng,
+	})
+}
+
+// block decodes a block body into raw with gohcl and returns its context.
+func (d *decoder) block(b *hcl.Block, raw any) *blockCtx {
+	diags := gohcl.DecodeBody(b.Body, nil, raw)
+	d.diags = append(d.diags, diags...)
+	bc := &blockCtx{block: b, name: b.Labels[0], bad: map[string]bool{}}
+	if body, ok := b.Body.(*hclsyntax.Body); ok {
+		bc.attrs = body.Attributes
+	}
+	for _, diag := range diags {
+		if diag.Subject == nil {
+			continue
+		}
+		for name, a := range bc.attrs {
+			if a.SrcRange.Overlaps(*diag.Subject) {
+				bc.bad[name] = true
+			}
+		}
+	}
+	d.checkLabel(b)
+	return bc
+}
+
+// checkLabel reports a block label that is not a plain name.
+func (d *decoder) checkLabel(b *hcl.Block) {
+	name := b.Labels[0]
+	if !validName(name) {
+		d.errorf(labelRange(b), "Invalid "+b.Type+" name",
+			"The %s name %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'.", b.Type, name)
+	}
+}
+
+// checkDuplicates reports every block whose label repeats an earlier one.
+func (d *decoder) checkDuplicates(kind string, blocks []*hcl.Block) {
+	first := map[string]*hcl.Block{}
+	for _, b := range blocks {
+		name := b.Labels[0]
+		if prev, dup := first[name]; dup {
+			d.errorf(labelRange(b), "Duplicate "+kind+" block",
+				"A %s named %q was already declared at %s.", kind, name, rangeString(prev.DefRange))
+			continue
+		}
+		first[name] = b
+	}
+}
+
+// labelRange is the range of a block's first label, or its header.
+func labelRange(b *hcl.Block) *hcl.Range {
+	if len(b.LabelRanges) > 0 {
+		r := b.LabelRanges[0]
+		return &r
+	}
+	r := b.DefRange
+	return &r
+}
+
+// rangeString renders a range start as file:line:col.
+func rangeString(r hcl.Range) string {
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
+}
+
+// validName reports whether s is a plain name: it keeps cell keys and
+// run ids unambiguous.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case i > 0 && (r == '.' || r == '_' || r == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// sortDiagnostics orders diagnostics by file position; those without a
+// subject come first.
+func sortDiagnostics(diags hcl.Diagnostics) {
+	sort.SliceStable(diags, func(i, j int) bool {
+		a, b := diags[i].Subject, diags[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+}
+
+// blockCtx locates the attributes of one decoded block.
+type blockCtx struct {
+	block *hcl.Block
+	name  string
+	attrs hclsyntax.Attributes
+	bad   map[string]bool // attributes gohcl could not decode
+}
+
+// ok reports whether an attribute is present and decoded cleanly.
+func (b *blockCtx) ok(name string) bool {
+	_, present := b.attrs[name]
+	return present && !b.bad[name]
+}
+
+// rng is the range of an attribute's value, or of the block header when
+// the attribute is absent.
+func (b *blockCtx) rng(name string) *hcl.Range {
+	if a, ok := b.attrs[name]; ok {
+		r := a.Expr.Range()
+		return &r
+	}
+	r := b.block.DefRange
+	return &r
+}
+
+// elem is the range of element i of a list attribute.
+func (b *blockCtx) elem(name string, i int) *hcl.Range {
+	a, ok := b.attrs[name]
+	if !ok {
+		return b.rng(name)
+	}
+	if t, ok := a.Expr.(*hclsyntax.TupleConsExpr); ok && i < len(t.Exprs) {
+		r := t.Exprs[i].Range()
+		return &r
+	}
+	return b.rng(name)
+}
+
+// elem2 is the range of element j of element i of a list of lists.
+func (b *blockCtx) elem2(name string, i, j int) *hcl.Range {
+	a, ok := b.attrs[name]
+	if !ok {
+		return b.rng(name)
+	}
+	if t, ok := a.Expr.(*hclsyntax.TupleConsExpr); ok && i < len(t.Exprs) {
+		if u, ok := t.Exprs[i].(*hclsyntax.TupleConsExpr); ok && j < len(u.Exprs) {
+			r := u.Exprs[j].Range()
+			return &r
+		}
+		r := t.Exprs[i].Range()
+		return &r
+	}
+	return b.rng(name)
+}

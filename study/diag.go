@@ -1,0 +1,106 @@
+package study
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// WriteDiagnostics prints one line per diagnostic,
+//
+//	file:line:col: error: summary; detail
+//
+// followed, when files holds the file's bytes, by the source line and a
+// caret under the range. files may be nil.
+func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) error {
+	bw := bufio.NewWriter(w)
+	for _, d := range diags {
+		sev := "error"
+		if d.Severity == hcl.DiagWarning {
+			sev = "warning"
+		}
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += "; " + d.Detail
+		}
+		if d.Subject == nil {
+			fmt.Fprintf(bw, "%s: %s\n", sev, msg)
+			continue
+		}
+		fmt.Fprintf(bw, "%s: %s: %s\n", rangeString(*d.Subject), sev, msg)
+		if f, ok := files[d.Subject.Filename]; ok && f != nil {
+			writeSnippet(bw, f.Bytes, *d.Subject)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write diagnostics: %w", err)
+	}
+	return nil
+}
+
+// writeSnippet prints the range's first line with carets under the range.
+func writeSnippet(w io.Writer, src []byte, r hcl.Range) {
+	lines := bytes.Split(src, []byte("\n"))
+	if r.Start.Line < 1 || r.Start.Line > len(lines) {
+		return
+	}
+	line := strings.TrimRight(string(lines[r.Start.Line-1]), "\r")
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	// Columns count characters; tabs stay tabs so the caret lines up.
+	runes := []rune(line)
+	start := min(max(r.Start.Column-1, 0), len(runes))
+	end := len(runes)
+	if r.End.Line == r.Start.Line {
+		end = min(max(r.End.Column-1, start+1), len(runes))
+	}
+	pad := make([]rune, start)
+	for i := range pad {
+		pad[i] = ' '
+		if runes[i] == '\t' {
+			pad[i] = '\t'
+		}
+	}
+	fmt.Fprintf(w, "    %s\n    %s%s\n", line, string(pad), strings.Repeat("^", max(end-start, 1)))
+}
+
+// LoadAndReport loads a study file and prints its diagnostics, warnings
+// included, to w. It returns the study and whether it is free of errors.
+func LoadAndReport(path string, w io.Writer) (*Study, bool) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(w, "error: cannot read study file; %v\n", err)
+		return nil, false
+	}
+	s, diags := Parse(path, src)
+	files := map[string]*hcl.File{path: {Bytes: src}}
+	if err := WriteDiagnostics(w, files, diags); err != nil {
+		return nil, false
+	}
+	if diags.HasErrors() {
+		return nil, false
+	}
+	return s, true
+}
+
+// Validate loads a study file, prints its diagnostics and a one-line
+// verdict, and returns an exit status: 0 when the file is valid, 1 if not.
+func Validate(path string, w io.Writer) int {
+	s, ok := LoadAndReport(path, w)
+	if !ok {
+		return 1
+	}
+	runs, err := s.Plan()
+	if err != nil {
+		fmt.Fprintf(w, "%s: error: %v\n", path, err)
+		return 1
+	}
+	fmt.Fprintf(w, "%s: study %q is valid: %d grids, %d runs\n", path, s.Name, len(s.Grids), len(runs))
+	return 0
+}

@@ -1,0 +1,144 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// Count is a number of runs under one key.
+type Count struct {
+	Key   string
+	Runs  int
+	Cells int
+}
+
+// GridCount is the number of runs of one grid.
+type GridCount struct {
+	Grid, Batch string
+	Runs, Cells int
+}
+
+// PlanSummary counts a plan's runs along each axis; every list follows the
+// order of first appearance in the plan.
+type PlanSummary struct {
+	Total, Cells              int
+	Attacked, Clean           int // runs
+	AttackedCells, CleanCells int
+	Grids                     []GridCount
+	Batches                   []Count
+	Tasks                     []Count
+	Surfaces                  []Count
+	Models                    []Count // a model alone, or a "writer→reader" pair
+	Conditions                []Count
+	Defenses                  []Count
+	CellRuns                  []Count // every cell
+}
+
+// counter accumulates ordered counts.
+type counter struct {
+	order []string
+	runs  map[string]int
+	cells map[string]int
+}
+
+func newCounter() *counter {
+	return &counter{runs: map[string]int{}, cells: map[string]int{}}
+}
+
+func (c *counter) add(key string, newCell bool) {
+	if _, ok := c.runs[key]; !ok {
+		c.order = append(c.order, key)
+	}
+	c.runs[key]++
+	if newCell {
+		c.cells[key]++
+	}
+}
+
+func (c *counter) list() []Count {
+	out := make([]Count, len(c.order))
+	for i, k := range c.order {
+		out[i] = Count{Key: k, Runs: c.runs[k], Cells: c.cells[k]}
+	}
+	return out
+}
+
+// Summary counts runs per grid and batch, task, surface, model or pair,
+// condition, defense and cell, and attacked against clean.
+func Summary(runs []Run) PlanSummary {
+	var s PlanSummary
+	grids, batches, taskC, surfaces := newCounter(), newCounter(), newCounter(), newCounter()
+	models, conds, defs, cells := newCounter(), newCounter(), newCounter(), newCounter()
+	gridBatch := map[string]string{}
+	for _, r := range runs {
+		_, seen := cells.runs[r.Cell]
+		newCell := !seen
+		s.Total++
+		if r.Attacked {
+			s.Attacked++
+		} else {
+			s.Clean++
+		}
+		if newCell {
+			s.Cells++
+			if r.Attacked {
+				s.AttackedCells++
+			} else {
+				s.CleanCells++
+			}
+		}
+		gridBatch[r.Grid] = r.Batch
+		grids.add(r.Grid, newCell)
+		batches.add(r.Batch, newCell)
+		taskC.add(r.Task, newCell)
+		surfaces.add(r.Surface, newCell)
+		models.add(r.Models(), newCell)
+		conds.add(r.Condition, newCell)
+		defs.add(r.Defense, newCell)
+		cells.add(r.Cell, newCell)
+	}
+	for _, g := range grids.list() {
+		s.Grids = append(s.Grids, GridCount{Grid: g.Key, Batch: gridBatch[g.Key], Runs: g.Runs, Cells: g.Cells})
+	}
+	s.Batches, s.Tasks, s.Surfaces = batches.list(), taskC.list(), surfaces.list()
+	s.Models, s.Conditions, s.Defenses, s.CellRuns = models.list(), conds.list(), defs.list(), cells.list()
+	return s
+}
+
+// WritePlan prints a plan's summary; verbose also lists every cell with
+// its number of runs.
+func WritePlan(w io.Writer, runs []Run, verbose bool) error {
+	s := Summary(runs)
+	out := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(out, "total\t%d runs\t%d cells\n", s.Total, s.Cells)
+	fmt.Fprintf(out, "attacked\t%d runs\t%d cells\n", s.Attacked, s.AttackedCells)
+	fmt.Fprintf(out, "clean\t%d runs\t%d cells\n", s.Clean, s.CleanCells)
+	fmt.Fprintf(out, "\ngrid\tbatch\truns\tcells\n")
+	for _, g := range s.Grids {
+		fmt.Fprintf(out, "%s\t%s\t%d\t%d\n", g.Grid, g.Batch, g.Runs, g.Cells)
+	}
+	sections := []struct {
+		title string
+		list  []Count
+	}{
+		{"batch", s.Batches}, {"task", s.Tasks}, {"surface", s.Surfaces}, {"model", s.Models},
+		{"condition", s.Conditions}, {"defense", s.Defenses},
+	}
+	for _, sec := range sections {
+		fmt.Fprintf(out, "\n%s\truns\tcells\n", sec.title)
+		for _, c := range sec.list {
+			fmt.Fprintf(out, "%s\t%d\t%d\n", c.Key, c.Runs, c.Cells)
+		}
+	}
+	if verbose {
+		fmt.Fprintf(out, "\ncell\truns\n")
+		for _, c := range s.CellRuns {
+			fmt.Fprintf(out, "%s\t%d\n", c.Key, c.Runs)
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("write plan: %w", err)
+	}
+	return nil
+}

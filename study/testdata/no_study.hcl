@@ -1,0 +1,10 @@
+model "compliant" {
+  provider = "scripted"
+  policy   = "compliant"
+}
+
+grid "g" {
+  tasks      = ["memory_poison"]
+  models     = ["compliant"]
+  conditions = ["plain", "hack"]
+}
