@@ -1,0 +1,80 @@
+// Package cli wires killchain's commands: it parses flags, builds the
+// pieces a command needs and calls into the packages that do the work.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+)
+
+// errSilent marks a failure already reported to the user.
+var errSilent = errors.New("")
+
+// Main runs the command line and returns the exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		if !errors.Is(err, errSilent) {
+			fmt.Fprintln(stderr, "killchain:", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+type globals struct {
+	stdout, stderr io.Writer
+	logLevel       string
+}
+
+func (g *globals) logger() hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: "killchain", Level: hclog.LevelFromString(g.logLevel), Output: g.stderr})
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "killchain",
+		Short: "Run LLM agents through prompt-injection scenarios and track each canary through the kill chain",
+		Long: `killchain runs LLM agents through prompt-injection scenarios, each run in its own sandbox,
+and tracks a fresh canary token per attacked run through the kill-chain stages
+Exposed → Persisted → Relayed → Executed. It writes runs.jsonl, events.jsonl and
+transcripts, and turns them into tables with Wilson 95% confidence intervals.
+
+A study is an HCL file (see hcl/smoke.hcl). Typical use:
+
+  killchain validate hcl/smoke.hcl     check a study file
+  killchain plan hcl/smoke.hcl         show its cells and run counts
+  killchain run hcl/smoke.hcl          run it (Ctrl-C stops; --resume finishes it)
+  killchain report runs/smoke          write runs/smoke/report/report.md and CSVs`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&g.logLevel, "log-level", envOr("KILLCHAIN_LOG", "warn"), "log level: trace, debug, info, warn or error")
+	root.AddCommand(
+		newRunCmd(g), newValidateCmd(g), newPlanCmd(g), newReportCmd(g), newTasksCmd(g),
+	)
+	for _, add := range extraCommands {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// extraCommands are added by other files of the package (images, sandbox, bench, doctor).
+var extraCommands []func(*globals) *cobra.Command
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/runner"
+	"github.com/killchain/killchain/study"
+)
+
+func newRunCmd(g *globals) *cobra.Command {
+	var (
+		output  string
+		resume  bool
+		sandbox string
+		quiet   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run [--output DIR] [--resume] FILE|DIR",
+		Short: "Run a study: every run in its own sandbox, results written as they finish",
+		Long: `run expands the study into runs and executes them with the study's
+concurrency, each in a fresh sandbox with its own canary. Finished runs are
+appended to DIR/runs.jsonl, DIR/events.jsonl and DIR/transcripts/ as they end,
+so Ctrl-C keeps every finished run.
+
+--resume finishes an interrupted study: it runs exactly the runs that are
+missing or errored and refuses if the study file changed the plan. Give it the
+study folder (its study.hcl is used) or the study file with --output.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			file := args[0]
+			if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+				if !resume {
+					return fmt.Errorf("%s is a folder: give a study file, or --resume to finish the study in it", file)
+				}
+				if output == "" {
+					output = file
+				}
+				file = filepath.Join(file, results.StudyFile)
+			}
+			s, ok := study.LoadAndReport(file, g.stderr)
+			if !ok {
+				return errSilent
+			}
+			if sandbox != "" {
+				s.Sandbox = sandbox
+			}
+			log := g.logger()
+			be, extra, closeBackend, err := openBackend(ctx, s, g, log)
+			if err != nil {
+				return err
+			}
+			defer closeBackend()
+			var prog *os.File
+			if !quiet {
+				prog = os.Stderr
+			}
+			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log), Logger: log, Manifest: extra}
+			if prog != nil {
+				opts.Progress = prog
+			}
+			r, err := runner.New(s, opts)
+			if err != nil {
+				return err
+			}
+			sum, err := r.Run(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors → %s\n",
+				s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, sum.Output)
+			if sum.Canceled {
+				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s`\n", sum.Output)
+				return errSilent
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&output, "output", "", "study folder (default: the study's output)")
+	cmd.Flags().BoolVar(&resume, "resume", false, "finish an interrupted study: run only missing or errored runs")
+	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend, overriding the study: "docker" or "local"`)
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress output")
+	return cmd
+}

@@ -1,0 +1,68 @@
+// Command toolbox is the static binary that runs inside every Docker sandbox.
+// It serves the sandbox/toolbox package (the same tool code the local
+// backend runs in-process) over stdin/stdout with the line-delimited JSON
+// protocol of sandbox/docker/wire: one long-running process per container,
+// attached to by the host, so a tool call costs one write and one read.
+//
+// Usage:
+//
+//	toolbox serve [-state /work] [-pristine /snapshot] [-synth ARGV] [-asr ARGV] [-allow-probe]
+//	toolbox version
+//
+// The container has no network and no environment from the host; the
+// toolbox reads and writes only its state folder.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is stamped by imagebuild with -ldflags; it only labels output.
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: toolbox serve|version [flags]")
+		return 2
+	}
+	switch args[0] {
+	case "version":
+		fmt.Fprintln(stdout, "killchain toolbox", version)
+		return 0
+	case probeChild:
+		return runProbeChild()
+	case "serve":
+	default:
+		fmt.Fprintf(stderr, "toolbox: unknown command %q\n", args[0])
+		return 2
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg config
+	fs.StringVar(&cfg.state, "state", "/work", "state folder (writable)")
+	fs.StringVar(&cfg.pristine, "pristine", "/snapshot", "pristine snapshot copied into the state folder by prepare")
+	fs.StringVar(&cfg.synth, "synth", "", "argv that speaks {text} into the WAV file {out} (space-separated; empty: no speech)")
+	fs.StringVar(&cfg.asr, "asr", "", "argv that prints a transcript of {in} (space-separated; empty: no transcription)")
+	fs.BoolVar(&cfg.allowProbe, "allow-probe", false, "answer the test-only probe op")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if err := serve(ctx, cfg, stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, "toolbox:", err)
+		return 1
+	}
+	return 0
+}

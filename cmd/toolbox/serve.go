@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/killchain/killchain/sandbox/docker/wire"
+	"github.com/killchain/killchain/sandbox/toolbox"
+)
+
+// maxLine bounds one request line (a prepare carries the run's files).
+const maxLine = 256 << 20
+
+type config struct {
+	state, pristine string
+	synth, asr      string
+	allowProbe      bool
+}
+
+type server struct {
+	cfg config
+	box *toolbox.Box
+}
+
+// serve answers requests until stdin closes or ctx ends.
+func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer) error {
+	s := &server{cfg: cfg}
+	var tr toolbox.Transcriber
+	if cfg.asr != "" {
+		tr = execTranscriber{argv: strings.Fields(cfg.asr)}
+	}
+	s.box = toolbox.New(cfg.state, tr)
+	done := make(chan error, 1)
+	go func() { done <- s.loop(stdin, stdout) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+func (s *server) loop(stdin io.Reader, stdout io.Writer) error {
+	in := bufio.NewReaderSize(stdin, 64<<10)
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for {
+		line, err := readLine(in)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read request: %w", err)
+		}
+		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		resp := s.handle(line)
+		if err := enc.Encode(resp); err != nil {
+			return fmt.Errorf("write response: %w", err)
+		}
+		if err := out.Flush(); err != nil {
+			return fmt.Errorf("write response: %w", err)
+		}
+	}
+}
+
+// readLine reads one newline-terminated line of at most maxLine bytes.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxLine {
+			return nil, fmt.Errorf("request longer than %d bytes", maxLine)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) && len(buf) > 0 {
+			return buf, nil
+		}
+		return buf, err
+	}
+}
+
+func (s *server) handle(line []byte) wire.Response {
+	var req wire.Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return wire.Response{Error: fmt.Sprintf("bad request: %v", err)}
+	}
+	v, err := s.dispatch(req)
+	if err != nil {
+		return wire.Response{ID: req.ID, Error: err.Error()}
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return wire.Response{ID: req.ID, Error: fmt.Sprintf("encode result: %v", err)}
+	}
+	return wire.Response{ID: req.ID, Result: raw}
+}
+
+func (s *server) dispatch(req wire.Request) (any, error) {
+	switch req.Op {
+	case wire.OpPrepare:
+		return true, s.prepare(req)
+	case wire.OpCall:
+		return s.box.Call(req.Agent, req.Tool, req.Args)
+	case wire.OpState:
+		return s.box.State()
+	case wire.OpProbe:
+		if !s.cfg.allowProbe {
+			return nil, errors.New("probe is disabled")
+		}
+		return probe(s.cfg, req.Probe, req.Arg)
+	}
+	return nil, fmt.Errorf("unknown op %q", req.Op)
+}
+
+// prepare restores the pristine snapshot, removes what the run lacks, then
+// plants the run's own files, speech clips and seeded memory.
+func (s *server) prepare(req wire.Request) error {
+	if err := copyTree(s.cfg.pristine, s.cfg.state); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
+	}
+	for _, rel := range req.Remove {
+		p, err := inside(s.cfg.state, rel)
+		if err != nil {
+			return err
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", rel, err)
+		}
+	}
+	if req.Env == nil {
+		return nil
+	}
+	env := *req.Env
+	if err := s.box.Prepare(env); err != nil {
+		return err
+	}
+	for _, sp := range env.Speech {
+		if err := s.speak(sp.Text, sp.Path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inside resolves rel under dir, refusing escapes.
+func inside(dir, rel string) (string, error) {
+	clean := path.Clean("/" + strings.TrimSpace(rel))
+	if clean == "/" {
+		return "", fmt.Errorf("empty path")
+	}
+	return filepath.Join(dir, filepath.FromSlash(clean[1:])), nil
+}
+
+// copyTree copies the regular files and folders under src into dst. A
+// missing src is an empty snapshot.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == src {
+			return fs.SkipAll
+		}
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}

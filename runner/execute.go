@@ -1,0 +1,183 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/study"
+	"github.com/killchain/killchain/tasks"
+	"github.com/killchain/killchain/tracker"
+	"github.com/killchain/killchain/verifiers"
+)
+
+// outcome is everything one run produced.
+type outcome struct {
+	run        results.Run
+	events     []tracker.Event
+	transcript *Transcript
+}
+
+// Transcript is what transcripts/<run>.json holds.
+type Transcript struct {
+	RunID     string        `json:"run_id"`
+	Task      string        `json:"task"`
+	Variant   string        `json:"variant"`
+	Condition string        `json:"condition"`
+	Defense   string        `json:"defense"`
+	Canary    string        `json:"canary,omitempty"`
+	Agents    []AgentInfo   `json:"agents"`
+	Entries   []agent.Entry `json:"entries"`
+	Pristine  sandbox.State `json:"pristine_state"`
+	Final     sandbox.State `json:"final_state"`
+	Verdict   []string      `json:"verifier"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// AgentInfo names one agent of a run.
+type AgentInfo struct {
+	Position string `json:"position"`
+	Role     string `json:"role"`
+	Model    string `json:"model"`
+}
+
+// execute runs one planned run from a fresh sandbox to its record. A
+// failure of the sandbox, a provider or a defense is recorded as the run's
+// error; it is never turned into an outcome.
+func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) outcome {
+	start := time.Now()
+	rec := results.Run{
+		Study: r.study.Name, Batch: pr.Batch, Grid: pr.Grid, RunID: pr.RunID, Cell: pr.Cell, Repeat: pr.Repeat,
+		Task: pr.Task, Variant: pr.Variant, Surface: pr.Surface, Mode: string(pr.Mode),
+		Condition: pr.Condition, Defense: pr.Defense, ModelA: pr.ModelA, ModelB: pr.ModelB,
+		Attacked: pr.Attacked, Canary: canaryToken, Stage: tracker.None.String(),
+		Started: start.UTC().Format(time.RFC3339Nano),
+	}
+	tr := &Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
+	trk := tracker.New(r.study.Name, pr.RunID, canaryToken, pr.Mode)
+	out := outcome{transcript: tr}
+	fail := func(kind string, err error) outcome {
+		rec.Error, rec.ErrorKind = err.Error(), kind
+		tr.Error = rec.Error
+		rec.DurationMS = time.Since(start).Milliseconds()
+		out.run, out.events = rec, trk.Events()
+		return out
+	}
+	task, ok := tasks.Get(pr.Task)
+	if !ok {
+		return fail("internal", fmt.Errorf("unknown task %q", pr.Task))
+	}
+	variant := pr.Variant
+	if !pr.Attacked && len(task.Variants) > 0 {
+		// A clean control plants no payload; any variant builds the same
+		// legitimate environment.
+		variant = task.Variants[0].Name
+	}
+	env, err := task.Env(tasks.BuildInput{Study: r.study.Name, Run: pr.RunID, Variant: tasks.Variant{Name: variant}, Attacked: pr.Attacked, Canary: canaryToken})
+	if err != nil {
+		return fail("internal", fmt.Errorf("build environment: %w", err))
+	}
+	sb, err := r.backend.Open(ctx, env)
+	if err != nil {
+		return fail("sandbox", fmt.Errorf("open sandbox: %w", err))
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := sb.Close(cctx); err != nil {
+			r.log.Warn("sandbox close failed", "run", pr.RunID, "error", err)
+		}
+	}()
+	if tr.Pristine, err = sb.State(ctx); err != nil {
+		return fail("sandbox", fmt.Errorf("read pristine state: %w", err))
+	}
+	defs, err := r.defenses(pr.Defense)
+	if err != nil {
+		return fail("internal", err)
+	}
+	cond, _ := r.study.Condition(pr.Condition)
+	instructions := ""
+	if cond != nil {
+		instructions = cond.Instructions
+	}
+	step := 0
+	transcript := &agent.Transcript{}
+	models := []string{pr.ModelA, pr.ModelB}
+	var res [2]agent.Result
+	handoff := ""
+	for pos, role := range task.Roles {
+		if pos > 1 {
+			break
+		}
+		name := models[pos]
+		if name == "" {
+			name = pr.ModelA
+		}
+		prompt := role.Prompt
+		if task.Mode == tracker.DelegationRelay && pos == 1 {
+			if handoff == "" {
+				break // agent A handed nothing over: agent B never starts
+			}
+			prompt = strings.ReplaceAll(prompt, tasks.HandoffPlaceholder, handoff)
+		}
+		m, err := r.model(name)
+		if err != nil {
+			return fail("internal", err)
+		}
+		tr.Agents = append(tr.Agents, AgentInfo{Position: string(rune('a' + pos)), Role: role.Name, Model: name})
+		res[pos], err = agent.Run(ctx, agent.Config{
+			Agent: role.Name, Pos: pos, Model: m, System: role.System, Prompt: prompt,
+			Condition: instructions, Level: role.Level, Tools: role.Tools, PayloadTools: task.PayloadTools,
+			Sandbox: sb, Tracker: trk, Defenses: defs, Transcript: transcript,
+			MaxTurns: r.study.MaxTurns, Step: &step,
+		})
+		tr.Entries = transcript.All()
+		r.account(&rec, pos, res[pos])
+		if err != nil {
+			var re *agent.RunError
+			if errors.As(err, &re) {
+				return fail(string(re.Kind), err)
+			}
+			return fail("internal", err)
+		}
+		handoff = strings.Join(res[pos].Delegations, "\n\n")
+	}
+	final, err := sb.State(ctx)
+	if err != nil {
+		return fail("sandbox", fmt.Errorf("read final state: %w", err))
+	}
+	tr.Final = final
+	v := verifiers.Verify(verifiers.ReferenceFor(task), tr.Pristine, final)
+	tr.Verdict = v.Reasons
+	rec.TaskSuccess, rec.AttackGoal = v.TaskSuccess, v.AttackGoal
+
+	s := trk.Summary()
+	rec.Stage = s.Stage.String()
+	rec.Exposed, rec.Persisted, rec.Relayed, rec.Executed = s.Exposed, s.Persisted, s.Relayed, s.Executed
+	rec.Noticed, rec.NoticedThinking, rec.NoticedNarration = s.Noticed, s.NoticedThinking, s.NoticedNarration
+	rec.BlockedWrites, rec.Lag, rec.Contaminated = s.BlockedWrites, s.Lag, s.Contaminated
+	rec.NoToolCall = !res[0].CalledPayloadTool
+	rec.DurationMS = time.Since(start).Milliseconds()
+	out.run, out.events = rec, trk.Events()
+	return out
+}
+
+// account adds one agent's counts to the run record.
+func (r *Runner) account(rec *results.Run, pos int, res agent.Result) {
+	if pos == 0 {
+		rec.StepsA, rec.ToolCallsA = res.Steps, res.ToolCalls
+	} else {
+		rec.StepsB, rec.ToolCallsB = res.Steps, res.ToolCalls
+	}
+	rec.Outbound += res.Outbound
+	rec.BlockedCalls += res.BlockedCalls
+	rec.RefusedCalls += res.RefusedCalls
+	rec.InputTokens += res.Usage.Input
+	rec.OutputTokens += res.Usage.Output
+	rec.ReasoningTokens += res.Usage.Reasoning
+}

@@ -1,0 +1,272 @@
+// Package runner expands a study into runs and executes them with bounded
+// concurrency, one fresh sandbox per run, writing every finished run to the
+// study folder as it finishes. An interrupted study can be resumed.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/defense"
+	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/study"
+)
+
+// ModelFactory builds the model of a study's model block.
+type ModelFactory func(m *study.Model) (agent.Model, error)
+
+// Options configure a Runner.
+type Options struct {
+	Output   string // study folder; defaults to the study's output
+	Resume   bool   // finish an interrupted study in Output
+	Backend  sandbox.Backend
+	Models   ModelFactory
+	Logger   hclog.Logger
+	Progress io.Writer // progress bar or lines; nil for none
+	// Manifest adds entries (image digests, backend facts) to manifest.json.
+	Manifest map[string]any
+}
+
+// Runner executes one study.
+type Runner struct {
+	study   *study.Study
+	opts    Options
+	backend sandbox.Backend
+	log     hclog.Logger
+
+	mu       sync.Mutex
+	models   map[string]agent.Model
+	defCache map[string][]agent.Defense
+}
+
+// Summary is what a finished (or interrupted) study reports.
+type Summary struct {
+	Planned  int
+	Skipped  int // finished before a resume
+	Ran      int
+	Errors   int
+	Canceled bool
+	Output   string
+}
+
+// New checks the options and returns a Runner.
+func New(s *study.Study, opts Options) (*Runner, error) {
+	if opts.Backend == nil {
+		return nil, errors.New("runner: no sandbox backend")
+	}
+	if opts.Models == nil {
+		return nil, errors.New("runner: no model factory")
+	}
+	if opts.Output == "" {
+		opts.Output = s.Output
+	}
+	if opts.Output == "" {
+		return nil, errors.New("runner: no output folder (set study.output or --output)")
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	return &Runner{study: s, opts: opts, backend: opts.Backend, log: opts.Logger.Named("runner"),
+		models: map[string]agent.Model{}, defCache: map[string][]agent.Defense{}}, nil
+}
+
+// model returns (and caches) the model of a block name.
+func (r *Runner) model(name string) (agent.Model, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m, ok := r.models[name]; ok {
+		return m, nil
+	}
+	blk, ok := r.study.Model(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown model %q", name)
+	}
+	m, err := r.opts.Models(blk)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	r.models[name] = m
+	return m, nil
+}
+
+// defenses returns (and caches) the defenses of a defense name.
+func (r *Runner) defenses(name string) ([]agent.Defense, error) {
+	r.mu.Lock()
+	if d, ok := r.defCache[name]; ok {
+		r.mu.Unlock()
+		return d, nil
+	}
+	r.mu.Unlock()
+	def, ok := r.study.Defense(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown defense %q", name)
+	}
+	opt := defense.Options{Patterns: def.Patterns, Datamark: def.Datamark}
+	if def.Classifier != "" {
+		m, err := r.model(def.Classifier)
+		if err != nil {
+			return nil, fmt.Errorf("defense %s: %w", name, err)
+		}
+		opt.Classifier = m
+	}
+	d, err := defense.Build(def.Kind, opt)
+	if err != nil {
+		return nil, fmt.Errorf("defense %s: %w", name, err)
+	}
+	r.mu.Lock()
+	r.defCache[name] = d
+	r.mu.Unlock()
+	return d, nil
+}
+
+// Run executes every planned run that is not finished yet. Ctrl-C (ctx
+// cancelled) stops starting runs; runs in flight are abandoned unrecorded and
+// every finished run stays on disk for --resume.
+func (r *Runner) Run(ctx context.Context) (Summary, error) {
+	sum := Summary{Output: r.opts.Output}
+	plan, err := r.study.Plan()
+	if err != nil {
+		return sum, fmt.Errorf("plan: %w", err)
+	}
+	sum.Planned = len(plan)
+	hash := r.study.PlanHash(plan)
+	done, used, err := r.prepareOutput(hash)
+	if err != nil {
+		return sum, err
+	}
+	var canaries canary.Set
+	for _, c := range used {
+		canaries.Reserve(c)
+	}
+	todo := make([]study.Run, 0, len(plan))
+	for _, pr := range plan {
+		if done[pr.RunID] {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, pr)
+	}
+	w, err := results.Open(r.opts.Output)
+	if err != nil {
+		return sum, err
+	}
+	defer w.Close()
+	if err := r.writeManifest(w, hash, len(plan)); err != nil {
+		return sum, err
+	}
+	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
+
+	var prog *Progress
+	if r.opts.Progress != nil {
+		prog = NewProgress(r.opts.Progress, len(todo))
+	}
+	var smu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, r.study.Concurrency))
+	for _, pr := range todo {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return nil
+			}
+			tok := ""
+			if pr.Attacked {
+				var err error
+				if tok, err = canaries.New(); err != nil {
+					return err
+				}
+			}
+			out := r.execute(gctx, pr, tok)
+			if gctx.Err() != nil && out.run.Error != "" {
+				// Interrupted, not failed: leave it for --resume.
+				return nil
+			}
+			if err := results.Write(w, out.run, out.events, out.transcript); err != nil {
+				return fmt.Errorf("record %s: %w", pr.RunID, err)
+			}
+			if out.run.Error != "" {
+				r.log.Warn("run failed", "run", pr.RunID, "kind", out.run.ErrorKind, "error", out.run.Error)
+			}
+			smu.Lock()
+			sum.Ran++
+			if out.run.Error != "" {
+				sum.Errors++
+			}
+			smu.Unlock()
+			if prog != nil {
+				prog.Done(out.run.Error != "")
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	if prog != nil {
+		prog.Finish()
+	}
+	if ctx.Err() != nil {
+		sum.Canceled = true
+		r.log.Info("study interrupted", "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
+		return sum, nil
+	}
+	return sum, err
+}
+
+// prepareOutput checks the study folder and returns the run ids already
+// finished without error and the canaries they used.
+func (r *Runner) prepareOutput(hash string) (map[string]bool, []string, error) {
+	dir := r.opts.Output
+	runsPath := filepath.Join(dir, results.RunsFile)
+	_, statErr := os.Stat(runsPath)
+	exists := statErr == nil
+	if exists && !r.opts.Resume {
+		return nil, nil, fmt.Errorf("%s already holds a study: resume it with --resume or choose another --output", dir)
+	}
+	if !exists {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("output: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, results.StudyFile), r.study.Source, 0o644); err != nil {
+			return nil, nil, fmt.Errorf("output: %w", err)
+		}
+		return map[string]bool{}, nil, nil
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.PlanHash != hash {
+		return nil, nil, fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s): run it into a new --output", dir, m.PlanHash, hash)
+	}
+	done := map[string]bool{}
+	var used []string
+	err = results.ReadRuns(runsPath, func(run results.Run) error {
+		if run.Canary != "" {
+			used = append(used, run.Canary)
+		}
+		// A later line for the same run (a re-run) replaces the earlier one.
+		done[run.RunID] = run.Error == ""
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("resume: %w", err)
+	}
+	for id, ok := range done {
+		if !ok {
+			delete(done, id)
+		}
+	}
+	return done, used, nil
+}
