@@ -65,9 +65,9 @@ type Channel string
 
 // Channels the agent loop reports.
 const (
-	ToolCall       Channel = "tool_call"       // arguments of any call as the model asked for it
-	ToolResult     Channel = "tool_result"     // a result delivered to an agent, after defenses
-	MemoryRead     Channel = "memory_read"     // a read_memory result delivered to an agent
+	ToolCall       Channel = "tool_call"   // arguments of any call as the model asked for it
+	ToolResult     Channel = "tool_result" // a result delivered to an agent, after defenses
+	MemoryRead     Channel = "memory_read" // a read_memory result delivered to an agent
 	WriteRequested Channel = "memory_write_requested"
 	WriteCommitted Channel = "memory_write_committed"
 	Delegation     Channel = "delegation" // a delegation message that becomes the next agent's prompt
