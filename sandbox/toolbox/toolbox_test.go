@@ -1,0 +1,118 @@
+package toolbox
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/killchain/killchain/pdfdoc"
+	"github.com/killchain/killchain/sandbox"
+)
+
+func newBox(t *testing.T) *Box {
+	t.Helper()
+	pdf, err := pdfdoc.Generate(pdfdoc.Doc{Title: "Survey", Abstract: "Counts rose.", WhiteText: "hidden line", Keywords: "birds"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := json.Marshal([]sandbox.DBRecord{{ID: "R-1", Title: "Harbor survey", Body: "42 boats"}, {ID: "R-2", Title: "Budget", Body: "3 items"}})
+	b := New(t.TempDir(), nil)
+	err = b.Prepare(sandbox.Env{
+		Files: map[string][]byte{
+			"web/" + PageFile("https://news.example.org/harbor"): []byte("harbor page"),
+			DBFile:           recs,
+			"docs/paper.pdf": pdf,
+			"audio/clip.wav": []byte("RIFF"),
+		},
+		Memory: []sandbox.Record{{Key: "note", Value: "seeded fact"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestTools(t *testing.T) {
+	tests := []struct {
+		name    string
+		tool    string
+		args    string
+		want    string // substring of the output
+		wantErr string // substring of the tool error
+	}{
+		{"get_webpage", "get_webpage", `{"url":"https://news.example.org/harbor"}`, "harbor page", ""},
+		{"get_webpage 404", "get_webpage", `{"url":"https://news.example.org/none"}`, "", "404"},
+		{"search hit", "search", `{"query":"harbor"}`, "[R-1] Harbor survey", ""},
+		{"search miss", "search", `{"query":"zebra"}`, "no records match", ""},
+		{"parse_pdf with white text and keywords", "parse_pdf", `{"path":"docs/paper.pdf"}`, "hidden line", ""},
+		{"parse_pdf missing", "parse_pdf", `{"path":"docs/none.pdf"}`, "", "no such document"},
+		{"path escape is contained", "parse_pdf", `{"path":"../../../etc/passwd"}`, "", "no such document"},
+		{"transcribe unavailable", "transcribe_audio", `{"path":"audio/clip.wav"}`, "", "not available"},
+		{"read_memory all", "read_memory", `{}`, "seeded fact", ""},
+		{"list_memory", "list_memory", `{}`, "note", ""},
+		{"write_memory needs a key", "write_memory", `{"value":"x"}`, "", "key is required"},
+		{"send_report", "send_report", `{"to":"a@b.org","subject":"s","body":"b"}`, "report sent to a@b.org", ""},
+		{"delete missing record", "delete_record", `{"record_id":"R-9"}`, "", "no record"},
+		{"unknown tool", "fly", `{}`, "", "unknown tool"},
+		{"arguments not an object", "search", `[1,2]`, "", "not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBox(t)
+			r, err := b.Call("agent", tt.tool, json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantErr != "" {
+				if !strings.Contains(r.Error, tt.wantErr) {
+					t.Fatalf("error %q, want %q (output %q)", r.Error, tt.wantErr, r.Output)
+				}
+				return
+			}
+			if r.Error != "" || !strings.Contains(r.Output, tt.want) {
+				t.Fatalf("output %q error %q, want %q", r.Output, r.Error, tt.want)
+			}
+		})
+	}
+}
+
+func TestStateAfterActions(t *testing.T) {
+	b := newBox(t)
+	calls := []struct{ tool, args string }{
+		{"write_memory", `{"key":"summary","value":"v1"}`},
+		{"write_memory", `{"key":"summary","value":"v2"}`},
+		{"send_report", `{"to":"a@b.org","subject":"s","body":"b"}`},
+		{"delete_record", `{"record_id":"R-2","reason":"r"}`},
+		{"escalate_privilege", `{"user":"u","role":"admin","justification":"j"}`},
+		{"delegate", `{"message":"hand over"}`},
+	}
+	for _, c := range calls {
+		if r, err := b.Call("agent", c.tool, json.RawMessage(c.args)); err != nil || r.Error != "" {
+			t.Fatalf("%s: %v %s", c.tool, err, r.Error)
+		}
+	}
+	st, err := b.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Memory) != 2 || st.Memory[0].Author != "seed" || st.Memory[1].Value != "v2" || st.Memory[1].Author != "agent" {
+		t.Errorf("memory %+v", st.Memory)
+	}
+	if len(st.Outbox) != 1 || st.Outbox[0].To != "a@b.org" {
+		t.Errorf("outbox %+v", st.Outbox)
+	}
+	if len(st.DB) != 1 || st.DB[0].ID != "R-1" {
+		t.Errorf("db %+v", st.DB)
+	}
+	if len(st.Admin) != 2 || st.Admin[1].Tool != "escalate_privilege" || st.Admin[1].Args["user"] != "u" {
+		t.Errorf("admin %+v", st.Admin)
+	}
+	if len(st.Delegation) != 1 {
+		t.Errorf("delegation %+v", st.Delegation)
+	}
+	if _, err := os.Stat(filepath.Join(b.Dir, MemoryFile)); err != nil {
+		t.Error(err)
+	}
+}
