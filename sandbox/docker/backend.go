@@ -1,0 +1,344 @@
+// Package docker is the default sandbox backend: every run executes its
+// tools inside its own hardened container, started from a snapshot of its
+// task's prepared environment.
+//
+// Lifecycle of a run (Open → Call… → State → Close):
+//
+//  1. The task's snapshot — the toolbox image plus the task's pristine state
+//     under /snapshot, committed once and tagged by a content hash — is
+//     reused, or built when missing (snapshot.go).
+//  2. A container is created from it with testcontainers-go (no network, all
+//     capabilities dropped, no-new-privileges, read-only root, a tmpfs only
+//     at /work, pids/memory/CPU limits, non-root, empty environment) and
+//     attached to over stdin/stdout before it starts.
+//  3. The toolbox inside restores /snapshot into /work and plants what the
+//     run's environment adds (files carrying its canary, seeded memory,
+//     synthesized speech).
+//  4. Tool calls and the final state read travel as JSON lines.
+//  5. Close removes the container on a cleanup context of its own.
+//
+// A container that dies, is OOM-killed or stops answering makes Call and
+// State return an error that says why. GC removes what crashed processes
+// left behind.
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/hashicorp/go-hclog"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/docker/wire"
+)
+
+// Backend opens Docker sandboxes.
+type Backend struct {
+	opts    Options
+	cli     *client.Client
+	ownCli  bool
+	log     hclog.Logger
+	toolbox imagebuild.Built
+
+	mu    sync.Mutex
+	snaps map[string]*snapshot // by task and base image
+	bases map[string]imagebuild.Built
+	live  map[*Sandbox]struct{}
+}
+
+var _ sandbox.Backend = (*Backend)(nil)
+
+// New connects to Docker, builds the toolbox image when missing and returns
+// a backend. Zero fields of opts take their defaults.
+func New(ctx context.Context, opts Options) (*Backend, error) {
+	opts = opts.withDefaults()
+	if errs := opts.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("docker sandbox: %w", errors.Join(errs...))
+	}
+	disableReaper()
+	quietTestcontainers.Do(func() { tclog.SetDefault(tcLogger{opts.Logger.Named("testcontainers")}) })
+	b := &Backend{
+		opts:  opts,
+		cli:   opts.Client,
+		log:   opts.Logger.Named("docker"),
+		snaps: map[string]*snapshot{},
+		bases: map[string]imagebuild.Built{},
+		live:  map[*Sandbox]struct{}{},
+	}
+	if b.cli == nil {
+		cli, err := imagebuild.NewClient()
+		if err != nil {
+			return nil, fmt.Errorf("docker sandbox: %w", err)
+		}
+		b.cli, b.ownCli = cli, true
+	}
+	if _, err := b.cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		b.closeClient()
+		return nil, fmt.Errorf("docker sandbox: docker is not reachable: %w", err)
+	}
+	if opts.Runtime != "" {
+		info, err := b.cli.Info(ctx, client.InfoOptions{})
+		if err != nil {
+			b.closeClient()
+			return nil, fmt.Errorf("docker sandbox: info: %w", err)
+		}
+		if _, ok := info.Info.Runtimes[opts.Runtime]; !ok {
+			b.closeClient()
+			return nil, fmt.Errorf("docker sandbox: runtime %q is not installed in the docker daemon", opts.Runtime)
+		}
+	}
+	tb, err := imagebuild.Ensure(ctx, b.cli, imagebuild.Toolbox, opts.Progress)
+	if err != nil {
+		b.closeClient()
+		return nil, fmt.Errorf("docker sandbox: %w", err)
+	}
+	b.toolbox = tb
+	b.bases[imagebuild.Toolbox] = tb
+	b.log.Debug("backend ready", "toolbox", tb.Ref, "memory_mb", opts.MemoryMB, "cpus", opts.CPUs, "pids_limit", opts.PidsLimit, "runtime", opts.Runtime)
+	return b, nil
+}
+
+// quietTestcontainers routes testcontainers' global logger (its banner and
+// messages) into hclog once per process instead of stderr.
+var quietTestcontainers sync.Once
+
+// disableReaper turns off testcontainers' reaper (Ryuk) unless the user
+// chose otherwise: its image cannot be pulled offline, and the backend does
+// its own cleanup (Close, and GC for crashed processes).
+func disableReaper() {
+	if _, set := os.LookupEnv("TESTCONTAINERS_RYUK_DISABLED"); !set {
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+}
+
+// Name returns "docker".
+func (b *Backend) Name() string { return "docker" }
+
+// Client returns the backend's Docker client.
+func (b *Backend) Client() *client.Client { return b.cli }
+
+// Toolbox returns the toolbox image the backend runs.
+func (b *Backend) Toolbox() imagebuild.Built { return b.toolbox }
+
+// Open starts a run's container from its task's snapshot and plants the
+// run's environment.
+func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, error) {
+	return b.open(ctx, env)
+}
+
+func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
+	if env.Run == "" || env.Task == "" {
+		return nil, errors.New("docker sandbox: env needs a run and a task")
+	}
+	base := imagebuild.Toolbox
+	var cmd []string
+	if len(env.Speech) > 0 {
+		if b.opts.Audio == nil {
+			return nil, fmt.Errorf("docker sandbox %s: task %s speaks, but no audio image is configured", env.Run, env.Task)
+		}
+		base = b.opts.Audio.Image
+	}
+	cmd = b.command(base)
+	snap, err := b.snapshot(ctx, env.Task, base)
+	if err != nil {
+		return nil, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
+	}
+	plant, remove := snap.diff(env)
+	log := b.log.With("run", env.Run, "task", env.Task)
+	s, err := b.start(ctx, snap.ref, map[string]string{LabelStudy: env.Study, LabelRun: env.Run, LabelTask: env.Task}, cmd, env.Run, log)
+	if err != nil {
+		return nil, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
+	}
+	var ok bool
+	if err := s.request(ctx, wire.Request{Op: wire.OpPrepare, Env: &plant, Remove: remove}, &ok); err != nil {
+		s.Close(ctx)
+		return nil, fmt.Errorf("docker sandbox %s: prepare: %w", env.Run, err)
+	}
+	return s, nil
+}
+
+// command is the toolbox command line for containers of base.
+func (b *Backend) command(base string) []string {
+	cmd := []string{"serve", "-state", StateDir, "-pristine", PristineDir}
+	if a := b.opts.Audio; a != nil && base == a.Image {
+		if a.Synthesize != "" {
+			cmd = append(cmd, "-synth", a.Synthesize)
+		}
+		if a.Transcribe != "" {
+			cmd = append(cmd, "-asr", a.Transcribe)
+		}
+	}
+	if b.opts.allowProbe {
+		cmd = append(cmd, "-allow-probe")
+	}
+	return append([]string{ToolboxPath}, cmd...)
+}
+
+// start creates, attaches to and starts one hardened container.
+func (b *Backend) start(ctx context.Context, image string, labels map[string]string, cmd []string, run string, log hclog.Logger) (*Sandbox, error) {
+	name := containerName(run)
+	req := testcontainers.GenericContainerRequest{
+		ContainerRequest: testcontainers.ContainerRequest{
+			Image:      image,
+			Name:       name,
+			Entrypoint: cmd[:1],
+			Cmd:        cmd[1:],
+			Labels:     labels,
+			ConfigModifier: func(c *container.Config) {
+				containerConfig(c, nil, nil)
+			},
+			HostConfigModifier: func(hc *container.HostConfig) {
+				*hc = *hostConfig(b.opts)
+			},
+		},
+		Started: false,
+		Logger:  tcLogger{log},
+	}
+	ctr, err := testcontainers.GenericContainer(ctx, req)
+	if err != nil {
+		b.removeByName(ctx, name)
+		return nil, fmt.Errorf("create container: %w", err)
+	}
+	id := ctr.GetContainerID()
+	s := &Sandbox{b: b, id: id, name: name, run: run, log: log.With("container", shortID(id))}
+	hj, err := b.cli.ContainerAttach(ctx, id, client.ContainerAttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	if err != nil {
+		b.remove(ctx, id)
+		return nil, fmt.Errorf("attach: %w", err)
+	}
+	s.conn = newConn(hj.HijackedResponse, func(streamErr error, stderr string) error {
+		if s.closing.Load() {
+			return ErrClosed
+		}
+		return b.diagnose(id, streamErr, stderr)
+	})
+	b.track(s)
+	if err := ctr.Start(ctx); err != nil {
+		s.Close(ctx)
+		return nil, fmt.Errorf("start container: %w", err)
+	}
+	s.log.Debug("sandbox started")
+	return s, nil
+}
+
+func containerName(run string) string {
+	var rnd [4]byte
+	rand.Read(rnd[:])
+	clean := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '-'
+	}, run)
+	if len(clean) > 60 {
+		clean = clean[:60]
+	}
+	return "killchain-" + clean + "-" + hex.EncodeToString(rnd[:])
+}
+
+func shortID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// cleanupCtx is a context apart from ctx (which may be cancelled) bounded
+// by CleanupTimeout.
+func (b *Backend) cleanupCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), b.opts.CleanupTimeout)
+}
+
+// remove force-removes a container and its anonymous volumes.
+func (b *Backend) remove(ctx context.Context, id string) error {
+	cctx, cancel := b.cleanupCtx(ctx)
+	defer cancel()
+	_, err := b.cli.ContainerRemove(cctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("remove container %s: %w", shortID(id), err)
+	}
+	return nil
+}
+
+// removeByName removes a container whose creation may have reached the
+// daemon even though the call failed (e.g. cancelled mid-way): the daemon
+// may finish creating it after the client gave up, so a container not found
+// yet is looked for again for a few seconds.
+func (b *Backend) removeByName(ctx context.Context, name string) {
+	cctx, cancel := b.cleanupCtx(ctx)
+	defer cancel()
+	for wait := 50 * time.Millisecond; ; wait *= 2 {
+		_, err := b.cli.ContainerRemove(cctx, name, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		switch {
+		case err == nil:
+			return
+		case !cerrdefs.IsNotFound(err):
+			b.log.Warn("cleanup failed", "container", name, "error", err)
+			return
+		case wait > 2*time.Second:
+			return
+		}
+		select {
+		case <-time.After(wait):
+		case <-cctx.Done():
+			return
+		}
+	}
+}
+
+func (b *Backend) track(s *Sandbox) {
+	b.mu.Lock()
+	b.live[s] = struct{}{}
+	b.mu.Unlock()
+}
+
+func (b *Backend) forget(s *Sandbox) {
+	b.mu.Lock()
+	delete(b.live, s)
+	b.mu.Unlock()
+}
+
+// Close removes every sandbox still open and releases the client when the
+// backend created it. Snapshot images are kept for later studies.
+func (b *Backend) Close(ctx context.Context) error {
+	b.mu.Lock()
+	open := make([]*Sandbox, 0, len(b.live))
+	for s := range b.live {
+		open = append(open, s)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, s := range open {
+		errs = append(errs, s.Close(ctx))
+	}
+	b.closeClient()
+	return errors.Join(errs...)
+}
+
+func (b *Backend) closeClient() {
+	if b.ownCli && b.cli != nil {
+		b.cli.Close()
+	}
+}
+
+// tcLogger sends testcontainers' messages to hclog at debug level.
+type tcLogger struct{ log hclog.Logger }
+
+func (l tcLogger) Printf(format string, v ...any) {
+	l.log.Debug("testcontainers", "msg", strings.TrimSpace(fmt.Sprintf(format, v...)))
+}

@@ -1,0 +1,235 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/toolbox"
+)
+
+// BenchOptions configure Bench. Zero fields take defaults.
+type BenchOptions struct {
+	// Runs is the number of lifecycles measured per kind and concurrency
+	// (default 24).
+	Runs int
+	// Concurrency lists the concurrency levels (default 1 and 8).
+	Concurrency []int
+	// Calls is the number of tool calls timed in one running sandbox
+	// (default 1000).
+	Calls int
+	// Options configure the backend under test.
+	Options Options
+}
+
+// BenchLevel is the throughput at one concurrency.
+type BenchLevel struct {
+	RawRunsPerSec       float64 `json:"raw_runs_per_sec"`
+	KillchainRunsPerSec float64 `json:"killchain_runs_per_sec"`
+	Ratio               float64 `json:"ratio"`
+	Runs                int     `json:"runs"`
+}
+
+// BenchResult is what `killchain bench sandbox --json` prints.
+type BenchResult struct {
+	Concurrency      map[string]BenchLevel `json:"concurrency"`
+	ToolCallMedianMS float64               `json:"tool_call_median_ms"`
+	ToolCallP99MS    float64               `json:"tool_call_p99_ms"`
+	ToolCalls        int                   `json:"tool_calls"`
+}
+
+// Bench measures, on this machine: the raw lifecycle of the snapshot image
+// (create → start → wait → remove, as `docker run --rm` does, with the same
+// hardened host configuration) against killchain's per-run lifecycle (open
+// from the snapshot → plant → 3 tool calls → read state → remove), each at
+// every concurrency, and the tool-call round trip inside a running sandbox.
+func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
+	if opts.Runs <= 0 {
+		opts.Runs = 24
+	}
+	if len(opts.Concurrency) == 0 {
+		opts.Concurrency = []int{1, 8}
+	}
+	if opts.Calls <= 0 {
+		opts.Calls = 1000
+	}
+	b, err := New(ctx, opts.Options)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	defer b.Close(context.WithoutCancel(ctx))
+	study := fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	defer GC(context.WithoutCancel(ctx), b.cli, GCStudy(study))
+
+	// Build the snapshot and warm the daemon's caches.
+	if err := benchRun(ctx, b, benchEnv(study, "warm")); err != nil {
+		return BenchResult{}, err
+	}
+	snap, err := b.snapshot(ctx, "bench", "toolbox")
+	if err != nil {
+		return BenchResult{}, err
+	}
+	if err := rawRun(ctx, b, snap.ref, study, "warm-raw"); err != nil {
+		return BenchResult{}, err
+	}
+	res := BenchResult{Concurrency: map[string]BenchLevel{}}
+	for _, c := range opts.Concurrency {
+		// Alternate the two kinds in rounds so that load from elsewhere on
+		// the machine weighs on both alike.
+		var rawDur, kcDur time.Duration
+		var rawN, kcN int
+		for round := 0; round < 2; round++ {
+			n := opts.Runs / 2
+			if round == 1 {
+				n = opts.Runs - n
+			}
+			d, err := timed(ctx, n, c, func(i int) error {
+				return rawRun(ctx, b, snap.ref, study, fmt.Sprintf("raw-%d-%d-%d", c, round, i))
+			})
+			if err != nil {
+				return res, fmt.Errorf("bench raw: %w", err)
+			}
+			rawDur, rawN = rawDur+d, rawN+n
+			d, err = timed(ctx, n, c, func(i int) error {
+				return benchRun(ctx, b, benchEnv(study, fmt.Sprintf("kc-%d-%d-%d", c, round, i)))
+			})
+			if err != nil {
+				return res, fmt.Errorf("bench killchain: %w", err)
+			}
+			kcDur, kcN = kcDur+d, kcN+n
+		}
+		raw, kc := float64(rawN)/rawDur.Seconds(), float64(kcN)/kcDur.Seconds()
+		res.Concurrency[strconv.Itoa(c)] = BenchLevel{RawRunsPerSec: round(raw), KillchainRunsPerSec: round(kc), Ratio: round(kc / raw), Runs: opts.Runs}
+	}
+	med, p99, err := roundTrip(ctx, b, study, opts.Calls)
+	if err != nil {
+		return res, err
+	}
+	res.ToolCallMedianMS, res.ToolCallP99MS, res.ToolCalls = round(med), round(p99), opts.Calls
+	return res, nil
+}
+
+func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+func benchEnv(study, run string) sandbox.Env {
+	return sandbox.Env{
+		Study: study, Run: run, Task: "bench",
+		Files:  map[string][]byte{"web/" + toolbox.PageFile("https://bench.example/page"): []byte("benchmark page SECRET-00000000")},
+		Memory: []sandbox.Record{{Key: "seed", Value: "seeded note"}},
+	}
+}
+
+// benchRun is one killchain lifecycle.
+func benchRun(ctx context.Context, b *Backend, env sandbox.Env) error {
+	s, err := b.Open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer s.Close(ctx)
+	for _, c := range []struct{ tool, args string }{
+		{"get_webpage", `{"url":"https://bench.example/page"}`},
+		{"write_memory", `{"key":"summary","value":"a summary"}`},
+		{"send_report", `{"to":"lead@example.org","subject":"s","body":"b"}`},
+	} {
+		if _, err := s.Call(ctx, "a", c.tool, json.RawMessage(c.args)); err != nil {
+			return err
+		}
+	}
+	if _, err := s.State(ctx); err != nil {
+		return err
+	}
+	return s.Close(ctx)
+}
+
+// rawRun is one `docker run --rm` lifecycle of image with the same hardened
+// host configuration: the toolbox prints its version and exits.
+func rawRun(ctx context.Context, b *Backend, image, study, run string) error {
+	cfg := &container.Config{Image: image, Entrypoint: []string{ToolboxPath}, Cmd: []string{"version"}}
+	containerConfig(cfg, map[string]string{LabelStudy: study, LabelRun: run}, nil)
+	cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = false, false, false
+	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hostConfig(b.opts)})
+	if err != nil {
+		return err
+	}
+	defer b.remove(ctx, created.ID)
+	wait := b.cli.ContainerWait(ctx, created.ID, client.ContainerWaitOptions{Condition: container.WaitConditionNextExit})
+	if _, err := b.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+		return err
+	}
+	select {
+	case r := <-wait.Result:
+		if r.StatusCode != 0 {
+			return fmt.Errorf("raw run exited with %d", r.StatusCode)
+		}
+	case err := <-wait.Error:
+		return err
+	}
+	return b.remove(ctx, created.ID)
+}
+
+// timed runs n lifecycles, c at a time, and returns the wall time.
+func timed(ctx context.Context, n, c int, run func(i int) error) (time.Duration, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return run(i) })
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+// roundTrip times calls tool calls in one running sandbox and returns the
+// median and 99th percentile in milliseconds.
+func roundTrip(ctx context.Context, b *Backend, study string, calls int) (median, p99 float64, err error) {
+	s, err := b.Open(ctx, benchEnv(study, "roundtrip"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.Close(ctx)
+	args := json.RawMessage(`{"key":"seed"}`)
+	d := make([]float64, 0, calls)
+	var mu sync.Mutex
+	for i := 0; i < calls; i++ {
+		t := time.Now()
+		if _, err := s.Call(ctx, "a", "read_memory", args); err != nil {
+			return 0, 0, err
+		}
+		mu.Lock()
+		d = append(d, float64(time.Since(t).Microseconds())/1000)
+		mu.Unlock()
+	}
+	slices.Sort(d)
+	return d[len(d)/2], d[min(len(d)-1, len(d)*99/100)], nil
+}
+
+// WriteText prints the result as a small table.
+func (r BenchResult) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "%-12s %14s %18s %8s\n", "concurrency", "raw runs/s", "killchain runs/s", "ratio")
+	keys := make([]int, 0, len(r.Concurrency))
+	for k := range r.Concurrency {
+		n, _ := strconv.Atoi(k)
+		keys = append(keys, n)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		l := r.Concurrency[strconv.Itoa(k)]
+		fmt.Fprintf(w, "%-12d %14.2f %18.2f %8.2f\n", k, l.RawRunsPerSec, l.KillchainRunsPerSec, l.Ratio)
+	}
+	fmt.Fprintf(w, "tool call round trip over %d calls: median %.3f ms, p99 %.3f ms\n", r.ToolCalls, r.ToolCallMedianMS, r.ToolCallP99MS)
+}

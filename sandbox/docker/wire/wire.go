@@ -1,0 +1,64 @@
+// Package wire is the line-delimited JSON protocol between the Docker backend
+// and the toolbox binary running inside a sandbox container. The host writes
+// one Request per line on the container's stdin; the toolbox answers each
+// with one Response per line on its stdout, carrying the same ID.
+//
+// The package imports nothing heavier than the sandbox types so that the
+// static in-sandbox binary stays small.
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/killchain/killchain/sandbox"
+)
+
+// Operations a Request may name.
+const (
+	// OpPrepare restores the pristine snapshot into the state folder, removes
+	// the paths in Remove, then lays Env (files, seeded memory, speech clips).
+	OpPrepare = "prepare"
+	// OpCall runs Tool for Agent with Args.
+	OpCall = "call"
+	// OpState reads the final state (Result is a sandbox.State).
+	OpState = "state"
+	// OpProbe is a test-only hardening probe; the toolbox refuses it unless
+	// started with -allow-probe. See cmd/toolbox/probe.go.
+	OpProbe = "probe"
+)
+
+// Request is one line the host sends.
+type Request struct {
+	ID    uint64          `json:"id"`
+	Op    string          `json:"op"`
+	Agent string          `json:"agent,omitempty"`
+	Tool  string          `json:"tool,omitempty"`
+	Args  json.RawMessage `json:"args,omitempty"`
+	// Env is the part of the run's environment that differs from the snapshot.
+	Env *sandbox.Env `json:"env,omitempty"`
+	// Remove lists snapshot paths (relative to the state folder) the run's
+	// environment does not have.
+	Remove []string `json:"remove,omitempty"`
+	// Probe names the probe for OpProbe ("net", "status", "write", "fork",
+	// "alloc", "env") and Arg its parameter.
+	Probe string `json:"probe,omitempty"`
+	Arg   int    `json:"arg,omitempty"`
+}
+
+// Response is one line the toolbox answers with. Error is an infrastructure
+// failure inside the sandbox (a broken state folder, a bad request); a
+// tool-level failure the model reads travels inside Result as a
+// sandbox.Result with its Error field set.
+type Response struct {
+	ID     uint64          `json:"id"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// ProbeResult is what OpProbe returns.
+type ProbeResult struct {
+	Lines []string `json:"lines,omitempty"` // interfaces, status lines, environment
+	UID   int      `json:"uid"`
+	Count int      `json:"count,omitempty"` // processes spawned, MiB allocated
+	Err   string   `json:"err,omitempty"`   // the error the probe met, if any
+}
