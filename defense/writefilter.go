@@ -1,0 +1,83 @@
+package defense
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/killchain/killchain/agent"
+)
+
+// DefaultWritePatterns are write_filter's own patterns for directive-looking
+// lines. They do not know the canary format: a real defender would not.
+var DefaultWritePatterns = []string{
+	`(?i)\bignore\b.{0,40}\b(?:instructions?|above|previous|prior|rules)\b`,
+	`(?i)\b(?:disregard|override|overrides|jailbreak)\b`,
+	`(?i)\b(?:system|admin|administrator|developer)\s+(?:prompt|override|mode|notice|instruction)`,
+	`(?i)\b(?:you|assistants?|agents?|the\s+ai)\s+(?:must|shall|are\s+required\s+to)\b`,
+	`(?i)\bnew\s+instructions?\b`,
+	`(?i)\b(?:mandatory|compulsory)\b`,
+	`(?i)^\W*(?:[\w ,'-]{0,30}:\s*)?(?:please\s+)?(?:send|forward|e-?mail|cc|copy|exfiltrate|escalate|delete|transfer|upload)\b`,
+	`(?i)\b(?:send|forward|e-?mail|cc|copy|report)\b.{0,60}\bto\s+[\w.%+-]+@[\w-]+(?:\.[\w-]+)+`,
+	`\b(?:escalate_privilege|delete_record|exfiltrate_data|send_report)\b`,
+}
+
+// WriteFilter removes directive-looking lines from agent-initiated memory
+// writes before they are committed. It inspects ChannelMemoryWrite only.
+type WriteFilter struct {
+	patterns []*regexp.Regexp
+}
+
+var (
+	_ agent.Defense     = (*WriteFilter)(nil)
+	_ agent.WriteFilter = (*WriteFilter)(nil)
+)
+
+// NewWriteFilter compiles patterns; none given means DefaultWritePatterns.
+func NewWriteFilter(patterns []string) (*WriteFilter, error) {
+	if len(patterns) == 0 {
+		patterns = DefaultWritePatterns
+	}
+	f := &WriteFilter{}
+	for _, p := range patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("write_filter: pattern %q: %w", p, err)
+		}
+		f.patterns = append(f.patterns, re)
+	}
+	return f, nil
+}
+
+// Name implements agent.Defense.
+func (f *WriteFilter) Name() string { return KindWriteFilter }
+
+// Channel implements agent.Defense.
+func (f *WriteFilter) Channel() string { return ChannelMemoryWrite }
+
+// FilterWrite keeps the lines no pattern matches and returns the others.
+func (f *WriteFilter) FilterWrite(value string) (string, []string) {
+	lines := strings.Split(value, "\n")
+	kept := make([]string, 0, len(lines))
+	var removed []string
+	for _, l := range lines {
+		if f.matches(l) {
+			removed = append(removed, l)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if len(removed) == 0 {
+		return value, nil
+	}
+	return strings.Join(kept, "\n"), removed
+}
+
+func (f *WriteFilter) matches(line string) bool {
+	for _, re := range f.patterns {
+		if re.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
