@@ -83,12 +83,16 @@ func buildInfo() (version, commit string) {
 	return
 }
 
-func (r *Runner) writeManifest(w *results.Writer, hash string, planned int) error {
+// writeManifest writes manifest.json at a study's start (or resume) and,
+// with update, again at its end, keeping what the start recorded.
+func (r *Runner) writeManifest(w *results.Writer, hash string, planned int, update bool) error {
 	now := time.Now().UTC().Format(time.RFC3339)
 	m, err := ReadManifest(r.opts.Output)
-	if err == nil && r.opts.Resume {
+	switch {
+	case err == nil && update:
+	case err == nil && r.opts.Resume:
 		m.Resumed = append(m.Resumed, now)
-	} else {
+	default:
 		m = Manifest{Started: now}
 	}
 	m.Tool = "killchain"

@@ -38,6 +38,11 @@ type Options struct {
 	Manifest map[string]any
 }
 
+// snapshotter is a backend that prepares one snapshot per task.
+type snapshotter interface {
+	Snapshots() map[string]string
+}
+
 // Runner executes one study.
 type Runner struct {
 	study   *study.Study
@@ -162,7 +167,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	defer w.Close()
-	if err := r.writeManifest(w, hash, len(plan)); err != nil {
+	if err := r.writeManifest(w, hash, len(plan), false); err != nil {
 		return sum, err
 	}
 	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
@@ -215,6 +220,16 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	err = g.Wait()
 	if prog != nil {
 		prog.Finish()
+	}
+	if sn, ok := r.backend.(snapshotter); ok {
+		// Snapshots are made as tasks first run: record their digests now.
+		if r.opts.Manifest == nil {
+			r.opts.Manifest = map[string]any{}
+		}
+		r.opts.Manifest["snapshots"] = sn.Snapshots()
+		if merr := r.writeManifest(w, hash, len(plan), true); merr != nil && err == nil {
+			err = merr
+		}
 	}
 	if ctx.Err() != nil {
 		sum.Canceled = true

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/sandbox/docker"
+)
+
+func init() {
+	extraCommands = append(extraCommands, newImagesCmd, newSandboxCmd, newBenchCmd)
+}
+
+func newImagesCmd(g *globals) *cobra.Command {
+	images := &cobra.Command{
+		Use:   "images",
+		Short: "Build the sandbox images (offline, through the Docker API)",
+	}
+	images.AddCommand(&cobra.Command{
+		Use:   "build",
+		Short: "Build every sandbox image that is missing",
+		Long: `build makes the images runs need, without pulling anything: the toolbox image
+(FROM scratch, a static binary) and the Debian-based image for audio
+(espeak-ng, pocketsphinx, pdftotext), whose base is debian:bookworm-slim where
+it can be pulled, otherwise a debootstrap root filesystem imported into Docker.
+Images are tagged by a content hash; an image already built is kept.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			built, err := imagebuild.EnsureAll(cmd.Context(), g.stderr)
+			if err != nil {
+				return err
+			}
+			names := make([]string, 0, len(built))
+			for n := range built {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Fprintf(g.stdout, "%-10s %s %s\n", n, built[n].Ref, built[n].ID)
+			}
+			return nil
+		},
+	})
+	return images
+}
+
+func newSandboxCmd(g *globals) *cobra.Command {
+	sb := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Manage sandbox containers",
+	}
+	var studyName string
+	gc := &cobra.Command{
+		Use:   "gc",
+		Short: "Remove sandbox containers and volumes left by a crashed or killed study",
+		Long: `gc removes every container and volume labelled killchain.run (or, with
+--study, only those of one study). Run it when no study is running. Snapshot
+images are kept; they are reused while the task is unchanged.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cli, err := imagebuild.NewClient()
+			if err != nil {
+				return fmt.Errorf("docker: %w", err)
+			}
+			defer cli.Close()
+			var opts []docker.GCOption
+			if studyName != "" {
+				opts = append(opts, docker.GCStudy(studyName))
+			}
+			rep, err := docker.GC(cmd.Context(), cli, opts...)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stdout, "removed %d containers and %d volumes\n", len(rep.Containers), len(rep.Volumes))
+			return nil
+		},
+	}
+	gc.Flags().StringVar(&studyName, "study", "", "only the containers of this study")
+	sb.AddCommand(gc)
+	return sb
+}
+
+func newBenchCmd(g *globals) *cobra.Command {
+	bench := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure killchain on this machine",
+	}
+	var asJSON bool
+	var runs int
+	sbx := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Compare killchain's per-run sandbox lifecycle with the raw container lifecycle",
+		Long: `sandbox measures, in one run on this machine, the raw lifecycle of the
+toolbox image (create → start → wait → remove, as docker run --rm does) against
+killchain's per-run lifecycle (from snapshot → plant → 3 tool calls → read
+state → remove), at concurrency 1 and 8, as runs per second and their ratio;
+and the round trip of a tool call inside a running sandbox (median and p99).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Options: docker.Options{Logger: g.logger()}})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			res.WriteText(g.stdout)
+			return nil
+		},
+	}
+	sbx.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency")
+	bench.AddCommand(sbx)
+	return bench
+}
