@@ -54,6 +54,13 @@ type Run struct {
 	// ErrorKind is "provider", "sandbox", "tool" or "internal" when Error is set.
 	ErrorKind string `json:"error_kind,omitempty"`
 	Started   string `json:"started"`
+
+	// Forensics are the run's forensic signals; absent for runs recorded
+	// before they existed and for imported runs.
+	Forensics *Forensics `json:"forensics,omitempty"`
+	// Harness holds the original labels of a run imported from another
+	// harness's log; absent for runs of this tool.
+	Harness *HarnessLabels `json:"harness,omitempty"`
 }
 
 // Is reports whether a nullable stage flag is true.
