@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -29,6 +30,7 @@ type PlanSummary struct {
 	Batches                   []Count
 	Tasks                     []Count
 	Surfaces                  []Count
+	Families                  []Count // "text-surface", "PDF", "audio": the medium of the surface
 	Models                    []Count // a model alone, or a "writer→reader" pair
 	Conditions                []Count
 	Defenses                  []Count
@@ -64,12 +66,26 @@ func (c *counter) list() []Count {
 	return out
 }
 
+// SurfaceFamily is the medium a surface belongs to: "PDF" for the PDF
+// surfaces, "audio" for speech, "text-surface" for the rest (web page,
+// memory, tool result), as the paper splits its runs.
+func SurfaceFamily(surface string) string {
+	switch {
+	case strings.HasPrefix(surface, "pdf"):
+		return "PDF"
+	case strings.HasPrefix(surface, "audio"):
+		return "audio"
+	}
+	return "text-surface"
+}
+
 // Summary counts runs per grid and batch, task, surface, model or pair,
 // condition, defense and cell, and attacked against clean.
 func Summary(runs []Run) PlanSummary {
 	var s PlanSummary
 	grids, batches, taskC, surfaces := newCounter(), newCounter(), newCounter(), newCounter()
 	models, conds, defs, cells := newCounter(), newCounter(), newCounter(), newCounter()
+	families := newCounter()
 	gridBatch := map[string]string{}
 	for _, r := range runs {
 		_, seen := cells.runs[r.Cell]
@@ -93,6 +109,7 @@ func Summary(runs []Run) PlanSummary {
 		batches.add(r.Batch, newCell)
 		taskC.add(r.Task, newCell)
 		surfaces.add(r.Surface, newCell)
+		families.add(SurfaceFamily(r.Surface), newCell)
 		models.add(r.Models(), newCell)
 		conds.add(r.Condition, newCell)
 		defs.add(r.Defense, newCell)
@@ -101,7 +118,7 @@ func Summary(runs []Run) PlanSummary {
 	for _, g := range grids.list() {
 		s.Grids = append(s.Grids, GridCount{Grid: g.Key, Batch: gridBatch[g.Key], Runs: g.Runs, Cells: g.Cells})
 	}
-	s.Batches, s.Tasks, s.Surfaces = batches.list(), taskC.list(), surfaces.list()
+	s.Batches, s.Tasks, s.Surfaces, s.Families = batches.list(), taskC.list(), surfaces.list(), families.list()
 	s.Models, s.Conditions, s.Defenses, s.CellRuns = models.list(), conds.list(), defs.list(), cells.list()
 	return s
 }
@@ -114,6 +131,9 @@ func WritePlan(w io.Writer, runs []Run, verbose bool) error {
 	fmt.Fprintf(out, "total\t%d runs\t%d cells\n", s.Total, s.Cells)
 	fmt.Fprintf(out, "attacked\t%d runs\t%d cells\n", s.Attacked, s.AttackedCells)
 	fmt.Fprintf(out, "clean\t%d runs\t%d cells\n", s.Clean, s.CleanCells)
+	for _, f := range s.Families {
+		fmt.Fprintf(out, "%s\t%d runs\t%d cells\n", f.Key, f.Runs, f.Cells)
+	}
 	fmt.Fprintf(out, "\ngrid\tbatch\truns\tcells\n")
 	for _, g := range s.Grids {
 		fmt.Fprintf(out, "%s\t%s\t%d\t%d\n", g.Grid, g.Batch, g.Runs, g.Cells)
