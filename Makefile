@@ -21,7 +21,9 @@ deps: ## install the system packages the tests use (poppler-utils)
 	@bash scripts/deps.sh
 
 .PHONY: run
-run: build ## run the smoke study ($(STUDY)) into $(OUT) and write its report
+run: build ## build the sandbox images, run the smoke study ($(STUDY)) into $(OUT), write its report
+	$(BIN) images build
+	rm -rf $(OUT)
 	$(BIN) run --output $(OUT) $(STUDY)
 	$(BIN) report $(OUT)
 	@echo "report: $(OUT)/report/report.md"
