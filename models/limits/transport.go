@@ -1,0 +1,96 @@
+package limits
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// exchange records what the Transport saw during one attempt.
+type exchange struct {
+	mu            sync.Mutex
+	status        int
+	retryAfter    time.Duration
+	hasRetryAfter bool
+	timedOut      bool
+}
+
+type exchangeKey struct{}
+
+func withExchange(ctx context.Context, ex *exchange) context.Context {
+	return context.WithValue(ctx, exchangeKey{}, ex)
+}
+
+// retryable says whether the attempt failed in a way worth repeating: 408,
+// 409, 429 and 5xx statuses, timeouts, broken connections and bodies that
+// did not parse. Other 4xx statuses (bad request, bad key, unknown model)
+// fail at once.
+func (ex *exchange) retryable() bool {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	switch s := ex.status; {
+	case s == 0, s < 300:
+		return true // no status (network, timeout) or a 2xx whose body broke
+	case s == http.StatusRequestTimeout, s == http.StatusConflict, s == http.StatusTooManyRequests:
+		return true
+	case s >= 500:
+		return true
+	}
+	return false
+}
+
+// Transport wraps base (nil means http.DefaultTransport) so that a Caller
+// learns each response's status and Retry-After even when the SDK hides
+// them. Give it to the SDK through its HTTP-client option.
+func Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &transport{base: base}
+}
+
+type transport struct{ base http.RoundTripper }
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	if ex == nil || resp == nil {
+		return resp, err
+	}
+	ex.mu.Lock()
+	ex.status = resp.StatusCode
+	ex.retryAfter, ex.hasRetryAfter = RetryAfter(resp.Header, time.Now())
+	ex.mu.Unlock()
+	return resp, err
+}
+
+// RetryAfter reads how long the server asked us to wait: retry-after-ms
+// (sent by OpenAI), or Retry-After as seconds or as an HTTP date.
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s < 0 {
+			return 0, false
+		}
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}

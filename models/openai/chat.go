@@ -1,0 +1,167 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/models/internal/wire"
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// Chat is a Chat Completions driver.
+type Chat struct {
+	opts Options
+	svc  oai.ChatCompletionService
+}
+
+// NewChat returns a Chat Completions driver.
+func NewChat(opts Options) (*Chat, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	return &Chat{opts: opts, svc: oai.NewChatCompletionService(opts.requestOptions()...)}, nil
+}
+
+// Generate implements agent.Model.
+func (c *Chat) Generate(ctx context.Context, req agent.Request) (agent.Reply, error) {
+	params, err := c.params(req)
+	if err != nil {
+		return agent.Reply{}, err
+	}
+	var resp *oai.ChatCompletion
+	_, err = c.opts.Caller.Do(ctx, func(ctx context.Context) error {
+		r, err := c.svc.New(ctx, params)
+		if err != nil {
+			return err
+		}
+		if len(r.Choices) == 0 {
+			return fmt.Errorf("chat completion has no choices")
+		}
+		resp = r
+		return nil
+	})
+	if err != nil {
+		return agent.Reply{}, err
+	}
+	return c.reply(req, resp), nil
+}
+
+func (c *Chat) params(req agent.Request) (oai.ChatCompletionNewParams, error) {
+	o := c.opts
+	p := oai.ChatCompletionNewParams{Model: shared.ChatModel(o.Model)}
+	if req.System != "" {
+		p.Messages = append(p.Messages, oai.SystemMessage(req.System))
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case agent.RoleUser:
+			p.Messages = append(p.Messages, oai.UserMessage(m.Content))
+		case agent.RoleTool:
+			p.Messages = append(p.Messages, oai.ToolMessage(m.Content, m.ToolCallID))
+		case agent.RoleAssistant:
+			// Only narration and calls go back; hidden reasoning never does.
+			a := oai.ChatCompletionAssistantMessageParam{}
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				a.Content.OfString = oai.String(m.Content)
+			}
+			for _, tc := range m.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       tc.ID,
+						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+					},
+				})
+			}
+			p.Messages = append(p.Messages, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		default:
+			return p, fmt.Errorf("openai: unknown message role %q", m.Role)
+		}
+	}
+	for _, t := range req.Tools {
+		schema, err := wire.Schema(t.Parameters)
+		if err != nil {
+			return p, fmt.Errorf("openai: tool %s: %w", t.Name, err)
+		}
+		p.Tools = append(p.Tools, oai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: oai.String(t.Description),
+			Parameters:  schema,
+		}))
+	}
+	if o.ReasoningEffort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(o.ReasoningEffort)
+	} else {
+		p.Temperature = oai.Float(o.Temperature)
+	}
+	if o.MaxTokens > 0 {
+		if o.LegacyMaxTokens {
+			p.MaxTokens = oai.Int(int64(o.MaxTokens))
+		} else {
+			p.MaxCompletionTokens = oai.Int(int64(o.MaxTokens))
+		}
+	}
+	if o.Seed != nil {
+		p.Seed = oai.Int(*o.Seed)
+	}
+	return p, nil
+}
+
+func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
+	msg := resp.Choices[0].Message
+	var thinking []string
+	for _, f := range c.opts.ReasoningFields {
+		// Unknown fields are kept raw (the SDK marks them not Valid).
+		field, ok := msg.JSON.ExtraFields[f]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(field.Raw()), &s) == nil && s != "" {
+			thinking = append(thinking, s)
+			break
+		}
+	}
+	think, narration := SplitThink(msg.Content)
+	if think != "" {
+		thinking = append(thinking, think)
+	}
+	r := agent.Reply{
+		Thinking:  strings.Join(thinking, "\n"),
+		Narration: narration,
+		Usage: agent.Usage{
+			Input:     int(resp.Usage.PromptTokens),
+			Output:    int(resp.Usage.CompletionTokens),
+			Reasoning: int(resp.Usage.CompletionTokensDetails.ReasoningTokens),
+		},
+	}
+	turn := wire.Turn(req.Messages)
+	for i, tc := range msg.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			continue
+		}
+		id := tc.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", turn, i)
+		}
+		r.ToolCalls = append(r.ToolCalls, agent.ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return r
+}
+
+// SplitThink separates a leading <think>…</think> block, which some
+// OpenAI-compatible servers leave inside the content, from the narration.
+func SplitThink(content string) (thinking, narration string) {
+	s := strings.TrimLeft(content, " \t\r\n")
+	if !strings.HasPrefix(s, "<think>") {
+		return "", content
+	}
+	end := strings.Index(s, "</think>")
+	if end < 0 {
+		return strings.TrimSpace(strings.TrimPrefix(s, "<think>")), ""
+	}
+	return strings.TrimSpace(s[len("<think>"):end]), strings.TrimLeft(s[end+len("</think>"):], " \t\r\n")
+}
