@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/forensics"
 	"github.com/killchain/killchain/results"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/study"
@@ -162,8 +163,13 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	rec.Noticed, rec.NoticedThinking, rec.NoticedNarration = s.Noticed, s.NoticedThinking, s.NoticedNarration
 	rec.BlockedWrites, rec.Lag, rec.Contaminated = s.BlockedWrites, s.Lag, s.Contaminated
 	rec.NoToolCall = !res[0].CalledPayloadTool
+	events := trk.Events()
+	fin := forensics.ForTask(task)
+	fin.Canary, fin.Entries, fin.Events = canaryToken, tr.Entries, events
+	fx := forensics.Compute(fin)
+	rec.Forensics = &fx
 	rec.DurationMS = time.Since(start).Milliseconds()
-	out.run, out.events = rec, trk.Events()
+	out.run, out.events = rec, events
 	return out
 }
 
