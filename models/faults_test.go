@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/killchain/killchain/agent"
 	"github.com/killchain/killchain/models/internal/fake"
 	"github.com/killchain/killchain/models/limits"
 )
@@ -275,5 +274,4 @@ func TestNew(t *testing.T) {
 			}
 		})
 	}
-	var _ agent.Model = (agent.Model)(nil)
 }

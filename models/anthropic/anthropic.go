@@ -46,6 +46,8 @@ type Model struct {
 	client sdk.Client
 }
 
+var _ agent.Model = (*Model)(nil)
+
 // New returns an Anthropic driver. It ignores ANTHROPIC_* environment
 // defaults (the caller resolves the key) and turns the SDK's retries off.
 func New(opts Options) (*Model, error) {

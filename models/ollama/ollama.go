@@ -42,6 +42,8 @@ type Model struct {
 	client *api.Client
 }
 
+var _ agent.Model = (*Model)(nil)
+
 // HostURL resolves a host setting: the given value, else OLLAMA_HOST, else
 // DefaultHost; a bare host:port gets http://.
 func HostURL(host string) (*url.URL, error) {

@@ -18,6 +18,8 @@ type Chat struct {
 	svc  oai.ChatCompletionService
 }
 
+var _ agent.Model = (*Chat)(nil)
+
 // NewChat returns a Chat Completions driver.
 func NewChat(opts Options) (*Chat, error) {
 	if err := opts.validate(); err != nil {

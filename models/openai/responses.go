@@ -25,6 +25,8 @@ type Responses struct {
 	svc  responses.ResponseService
 }
 
+var _ agent.Model = (*Responses)(nil)
+
 // NewResponses returns a Responses API driver.
 func NewResponses(opts Options) (*Responses, error) {
 	if err := opts.validate(); err != nil {
