@@ -11,6 +11,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
+
+	"github.com/killchain/killchain/models/limits"
 )
 
 // errSilent marks a failure already reported to the user.
@@ -34,8 +36,27 @@ type globals struct {
 	logLevel       string
 }
 
-func (g *globals) logger() hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Name: "killchain", Level: hclog.LevelFromString(g.logLevel), Output: g.stderr})
+// logger returns the command's logger; with secrets, every line is
+// scrubbed of the API keys the drivers read.
+func (g *globals) logger(secrets ...*limits.Secrets) hclog.Logger {
+	out := g.stderr
+	if len(secrets) > 0 && secrets[0] != nil {
+		out = scrubWriter{w: g.stderr, s: secrets[0]}
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "killchain", Level: hclog.LevelFromString(g.logLevel), Output: out})
+}
+
+// scrubWriter removes secrets from what passes through it.
+type scrubWriter struct {
+	w io.Writer
+	s *limits.Secrets
+}
+
+func (s scrubWriter) Write(p []byte) (int, error) {
+	if _, err := s.w.Write(s.s.ScrubBytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {

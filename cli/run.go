@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/models/limits"
 	"github.com/killchain/killchain/results"
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/study"
@@ -50,7 +51,11 @@ study folder (its study.hcl is used) or the study file with --output.`,
 			if sandbox != "" {
 				s.Sandbox = sandbox
 			}
-			log := g.logger()
+			secrets := limits.NewSecrets()
+			log := g.logger(secrets)
+			if err := preflight(ctx, s); err != nil {
+				return err
+			}
 			be, extra, closeBackend, err := openBackend(ctx, s, g, log)
 			if err != nil {
 				return err
@@ -60,7 +65,7 @@ study folder (its study.hcl is used) or the study file with --output.`,
 			if !quiet {
 				prog = os.Stderr
 			}
-			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log), Logger: log, Manifest: extra}
+			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log, secrets), Scrub: secrets.Scrub, Logger: log, Manifest: extra}
 			if prog != nil {
 				opts.Progress = prog
 			}

@@ -25,7 +25,6 @@ every problem in one pass and exits non-zero if any is an error.`,
 			if code := study.Validate(args[0], g.stderr); code != 0 {
 				return errSilent
 			}
-			fmt.Fprintf(g.stdout, "%s: ok\n", args[0])
 			return nil
 		},
 	}

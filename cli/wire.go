@@ -6,26 +6,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/models/scripted"
-	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/study"
 	"github.com/killchain/killchain/tasks"
 )
-
-// modelFactory builds models from study blocks: scripted reference agents
-// here, live providers through their drivers.
-func modelFactory(log hclog.Logger) runner.ModelFactory {
-	return func(m *study.Model) (agent.Model, error) {
-		if m.Provider == study.ProviderScripted {
-			return scripted.New(m.Policy)
-		}
-		return nil, fmt.Errorf("provider %q is not wired yet", m.Provider)
-	}
-}
 
 // fixtures returns a task's payload-free files, committed into its snapshot.
 func fixtures(ctx context.Context, name string) (map[string][]byte, error) {

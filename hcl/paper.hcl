@@ -32,8 +32,12 @@ model "gpt-5-mini" {
   name        = "gpt-5-mini"
   api         = "responses"
   api_key_env = "OPENAI_API_KEY"
-  temperature = 0
-  max_tokens  = 2048
+  # A reasoning model: the Responses API rejects temperature, so the driver
+  # sends the reasoning effort instead; its reasoning summaries are the
+  # hidden thinking, and its encrypted reasoning is carried between turns.
+  thinking         = true
+  reasoning_effort = "low"
+  max_tokens       = 2048
 }
 
 model "deepseek-chat" {

@@ -34,6 +34,9 @@ type Options struct {
 	Models   ModelFactory
 	Logger   hclog.Logger
 	Progress io.Writer // progress bar or lines; nil for none
+	// Scrub, when set, removes secrets (API keys) from error text before it
+	// is recorded; the drivers scrub already, this is the second line.
+	Scrub func(string) string
 	// Manifest adds entries (image digests, backend facts) to manifest.json.
 	Manifest map[string]any
 }
@@ -195,6 +198,10 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 				}
 			}
 			out := r.execute(gctx, pr, tok)
+			if r.opts.Scrub != nil && out.run.Error != "" {
+				out.run.Error = r.opts.Scrub(out.run.Error)
+				out.transcript.Error = out.run.Error
+			}
 			if gctx.Err() != nil && out.run.Error != "" {
 				// Interrupted, not failed: leave it for --resume.
 				return nil
