@@ -132,14 +132,6 @@ func pct(k, n int) string {
 
 func pctf(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 
-// knPct is "k/n (p%)", or noneCell when n is 0.
-func knPct(k, n int) string {
-	if n == 0 {
-		return noneCell
-	}
-	return kn(k, n) + " (" + pct(k, n) + ")"
-}
-
 // rateCI is "p% (lo–hi)" with the Wilson interval at z, or noneCell when n is 0.
 func rateCI(k, n int, z float64) string {
 	if n == 0 {
@@ -148,15 +140,6 @@ func rateCI(k, n int, z float64) string {
 	lo, hi := Wilson(k, n, z)
 	return pct(k, n) + " (" + strconv.FormatFloat(100*lo, 'f', 1, 64) + "–" +
 		strconv.FormatFloat(100*hi, 'f', 1, 64) + ")"
-}
-
-// stageCell shows a stage rate, or naCell where the stage applies to none of
-// the runs.
-func stageCell(r Rate) string {
-	if r.N == 0 {
-		return naCell
-	}
-	return knPct(r.K, r.N)
 }
 
 // frac is k/n with four decimals, or "" when n is 0.

@@ -131,6 +131,9 @@ func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
 		csvT.Header = append(csvT.Header, "last_"+s)
 	}
 	csvT.Header = append(csvT.Header, "last_other")
+	for _, s := range Stages[1:] {
+		csvT.Header = append(csvT.Header, s, s+"_lo", s+"_hi")
+	}
 	mdT.Header = []string{"task", "model", "condition", "defense", "n",
 		"Exposed", "Persisted", "Relayed", "Executed", "no tool call"}
 
@@ -153,10 +156,14 @@ func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
 			row = append(row, itoa(n))
 		}
 		row = append(row, itoa(c.OtherStage))
+
+		for _, r := range []Rate{c.Exposed, c.Persisted, c.Relayed, c.Executed} {
+			row = append(row, csvRate(r, v.z)[2:]...)
+		}
 		csvT.add(row...)
 
 		mdT.add(k.Task, k.Model(), k.Condition, k.Defense, itoa(c.Runs),
-			stageCell(c.Exposed), stageCell(c.Persisted), stageCell(c.Relayed), stageCell(c.Executed),
+			stageCI(c.Exposed, v.z), stageCI(c.Persisted, v.z), stageCI(c.Relayed, v.z), stageCI(c.Executed, v.z),
 			itoa(c.NoToolCall))
 	}
 	return csvT, v.md(mdT)
@@ -182,7 +189,7 @@ func goalTables(a *Aggregator, v view) (csvT, mdT Table) {
 			itoa(c.GoalAndExecuted), itoa(c.GoalNotExecuted), itoa(c.ExecutedNotGoal))
 		csvT.add(row...)
 		mdT.add(k.Task, k.Model(), k.Condition, k.Defense, itoa(c.Runs),
-			knPct(c.Executed.K, c.Runs), knPct(c.AttackGoal, c.Runs), itoa(c.GoalAndExecuted),
+			knCI(c.Executed.K, c.Runs, v.z), knCI(c.AttackGoal, c.Runs, v.z), itoa(c.GoalAndExecuted),
 			itoa(c.GoalNotExecuted), itoa(c.ExecutedNotGoal))
 	}
 	return csvT, v.md(mdT)
@@ -196,21 +203,26 @@ func noticedTables(a *Aggregator, v view) (csvT, mdT Table) {
 		return Cell{ModelA: c.ModelA, ModelB: c.ModelB, Condition: c.Condition, Defense: c.Defense, Attacked: true}
 	})
 	csvT.Header = []string{"model", "model_a", "model_b", "condition", "defense", "n", "noticed",
-		"noticed_thinking", "noticed_narration", "noticed_executed", "noticed_not_executed"}
-	mdT.Header = []string{"model", "condition", "defense", "n", "noticed", "in thinking", "in narration",
-		"noticed and Executed", "noticed, not Executed"}
+		"noticed_thinking", "noticed_narration", "noticed_executed", "noticed_not_executed",
+		"thinking_only", "narration_only", "executed_k"}
+	mdT.Header = []string{"model", "condition", "defense", "n", "in thinking", "in narration",
+		"only in thinking (hidden)", "Executed", "noticed and Executed", "noticed, not Executed"}
 	for _, k := range keys {
 		c := counts[k]
 		if c.Runs == 0 {
 			continue
 		}
 		notExec := c.Noticed - c.NoticedExecuted
+		// noticed = thinking or narration, so these are the runs seen in
+		// one channel only.
+		thinkOnly, narrOnly := c.Noticed-c.NoticedNarration, c.Noticed-c.NoticedThinking
 		row := append(modelCols(k), k.Condition, k.Defense, itoa(c.Runs), itoa(c.Noticed),
-			itoa(c.NoticedThinking), itoa(c.NoticedNarration), itoa(c.NoticedExecuted), itoa(notExec))
+			itoa(c.NoticedThinking), itoa(c.NoticedNarration), itoa(c.NoticedExecuted), itoa(notExec),
+			itoa(thinkOnly), itoa(narrOnly), itoa(c.Executed.K))
 		csvT.add(row...)
-		mdT.add(k.Model(), k.Condition, k.Defense, itoa(c.Runs), knPct(c.Noticed, c.Runs),
-			knPct(c.NoticedThinking, c.Runs), knPct(c.NoticedNarration, c.Runs),
-			knPct(c.NoticedExecuted, c.Runs), knPct(notExec, c.Runs))
+		ci := func(k int) string { return knCI(k, c.Runs, v.z) }
+		mdT.add(k.Model(), k.Condition, k.Defense, itoa(c.Runs), ci(c.NoticedThinking), ci(c.NoticedNarration),
+			ci(thinkOnly), ci(c.Executed.K), ci(c.NoticedExecuted), ci(notExec))
 	}
 	// The condition is part of this table's question: always shown.
 	v.splitCondition = true

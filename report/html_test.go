@@ -1,0 +1,253 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+)
+
+// reportDir writes the smoke fixture's report; KILLCHAIN_REPORT_DIR keeps a
+// copy of the study folder there for a look by hand.
+func reportDir(t *testing.T) string {
+	t.Helper()
+	dir := copyFixture(t, "smoke")
+	if keep := os.Getenv("KILLCHAIN_REPORT_DIR"); keep != "" {
+		dir = keep
+		if err := os.CopyFS(dir, os.DirFS(copyFixture(t, "smoke"))); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
+	if err := Write(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "report")
+}
+
+// loads matches what a browser would fetch: src, href, xlink:href, CSS url()
+// and @import. Namespace URIs (xmlns) are names, never loaded.
+var loads = regexp.MustCompile(`(?i)(\bsrc\s*=|\bhref\s*=\s*["']?\s*(https?:|//)|url\(|@import)`)
+
+func TestHTMLSelfContained(t *testing.T) {
+	out := reportDir(t)
+	data, err := os.ReadFile(filepath.Join(out, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := loads.Find(data); m != nil {
+		i := bytes.Index(data, m)
+		t.Errorf("report.html would load something: %q", data[max(0, i-60):min(len(data), i+60)])
+	}
+	if bytes.Contains(data, []byte("<script")) {
+		t.Errorf("report.html holds a script")
+	}
+
+	// Well-formed: the tokenizer reaches EOF, and every element we open is
+	// closed in order (void elements aside).
+	z := html.NewTokenizer(bytes.NewReader(data))
+	var stack []string
+	void := map[string]bool{"meta": true, "col": true, "br": true, "img": true, "input": true, "link": true, "hr": true}
+	svgDepth := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			if z.Err() != io.EOF {
+				t.Fatalf("tokenizer: %v", z.Err())
+			}
+			break
+		}
+		name, _ := z.TagName()
+		tag := string(name)
+		switch tt {
+		case html.StartTagToken:
+			if tag == "svg" {
+				svgDepth++
+			}
+			if !void[tag] {
+				stack = append(stack, tag)
+			}
+		case html.EndTagToken:
+			if tag == "svg" {
+				svgDepth--
+			}
+			if len(stack) == 0 || stack[len(stack)-1] != tag {
+				t.Fatalf("</%s> closes %v", tag, stack[max(0, len(stack)-3):])
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if len(stack) != 0 || svgDepth != 0 {
+		t.Fatalf("unclosed elements: %v", stack)
+	}
+
+	doc, err := html.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	marks := map[string]int{}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			counts[n.Data]++
+			if n.Data == "mark" {
+				for _, a := range n.Attr {
+					if a.Key == "class" {
+						marks[a.Val]++
+					}
+				}
+			}
+			if n.Data == "details" {
+				for _, a := range n.Attr {
+					if a.Key == "class" && a.Val == "run" {
+						counts["run"]++
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	runs := len(rawRuns(t, "smoke"))
+	if counts["run"] != runs {
+		t.Errorf("%d run views, want every run (%d)", counts["run"], runs)
+	}
+	if counts["svg"] < 4 {
+		t.Errorf("%d inline figures, want at least 4", counts["svg"])
+	}
+	// The fixture's transcripts include an executed relay: the canary must
+	// be marked at each stage it reached.
+	for _, c := range []string{"c-exposed", "c-persisted", "c-relayed", "c-executed", "c-noticed"} {
+		if marks[c] == 0 {
+			t.Errorf("no canary marked %s (marks: %v)", c, marks)
+		}
+	}
+}
+
+func TestFiguresWellFormed(t *testing.T) {
+	out := reportDir(t)
+	for _, name := range []string{FigStages, FigSurface, FigPairs, FigTradeoff} {
+		t.Run(name, func(t *testing.T) {
+			svg, err := os.ReadFile(filepath.Join(out, FiguresDir, name+".svg"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := xml.NewDecoder(bytes.NewReader(svg))
+			texts := 0
+			for {
+				tok, err := d.Token()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("svg: %v", err)
+				}
+				if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "text" {
+					texts++
+				}
+			}
+			if texts < 5 {
+				t.Errorf("%d text elements", texts)
+			}
+			png, err := os.ReadFile(filepath.Join(out, FiguresDir, name+".png"))
+			if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+				t.Errorf("png: %v", err)
+			}
+		})
+	}
+	// Deterministic: a second report writes the same bytes.
+	again := reportDir(t)
+	for _, name := range []string{FigSurface + ".svg", FigPairs + ".svg", FigStages + ".png"} {
+		a, _ := os.ReadFile(filepath.Join(out, FiguresDir, name))
+		b, _ := os.ReadFile(filepath.Join(again, FiguresDir, name))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two reports", name)
+		}
+	}
+	// The heat map carries each cell's k/n.
+	svg, _ := os.ReadFile(filepath.Join(out, FiguresDir, FigSurface+".svg"))
+	for _, want := range []string{"18/18", "0/9", "web_page+memory"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("heat map lacks %q", want)
+		}
+	}
+}
+
+// netURL finds the URLs of Chromium's net log.
+var netURL = regexp.MustCompile(`"url":"([a-z]+://[^"]*)"`)
+
+// browserOwn matches the requests Chromium makes for itself whatever the
+// page (time, updates, accounts, dictionaries) despite the flags.
+var browserOwn = regexp.MustCompile(`^https?://([a-z0-9-]+\.)*(google\.com|googleapis\.com|gvt1\.com|gstatic\.com)/`)
+
+// TestHTMLInChromium opens report.html in headless Chromium, when it is
+// installed (CI does not install it), and fails on any console message of
+// level error or any request that is not the file itself.
+func TestHTMLInChromium(t *testing.T) {
+	bin := ""
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		t.Skip("chromium not installed")
+	}
+	out := reportDir(t)
+	page := "file://" + filepath.Join(out, HTMLFile)
+	tmp := t.TempDir()
+	shot, netlog := filepath.Join(tmp, "r.png"), filepath.Join(tmp, "net.json")
+	// The browser's own background services are switched off as far as
+	// flags allow, and every host name resolves to nothing: a request of
+	// the page would show in the net log.
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--disable-default-apps", "--no-first-run",
+		"--disable-extensions", "--disable-domain-reliability", "--host-resolver-rules=MAP * ~NOTFOUND",
+		"--enable-logging=stderr", "--v=0", "--log-net-log="+netlog, "--user-data-dir="+filepath.Join(tmp, "ud"),
+		"--screenshot="+shot, "--window-size=1400,3000", page)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chromium: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("chromium timed out")
+	}
+	// The page has no script: any console message is a failure.
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(line, ":CONSOLE") {
+			t.Errorf("console: %s", line)
+		}
+	}
+	log, err := os.ReadFile(netlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range netURL.FindAllSubmatch(log, -1) {
+		if u := string(m[1]); !browserOwn.MatchString(u) {
+			t.Errorf("network request: %s", u)
+		}
+	}
+	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
+		t.Errorf("screenshot: %v", err)
+	}
+}

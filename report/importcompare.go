@@ -1,0 +1,170 @@
+package report
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/killchain/killchain/importer/agentbench"
+	"github.com/killchain/killchain/results"
+)
+
+// Import kinds.
+const (
+	// ImportAgentbench reads the original harness's runs.csv.
+	ImportAgentbench = "agentbench"
+)
+
+// Import converts another harness's per-run log into a study folder dir
+// (dir/runs.jsonl in our schema, each run keeping the harness's own labels)
+// and writes its report into dir/report, with the audit of the labels. The
+// executed stage is the harness's attack_succeeded, the label its paper
+// counted; the audit lists where its labels contradict each other or our
+// stage definitions.
+func Import(ctx context.Context, kind, file, dir string, opts Options) error {
+	if kind != ImportAgentbench {
+		return fmt.Errorf("report: import %q: want %s", kind, ImportAgentbench)
+	}
+	in, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("report: import: %w", err)
+	}
+	defer in.Close()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: import: %w", err)
+	}
+	out, err := os.Create(filepath.Join(dir, runsFile))
+	if err != nil {
+		return fmt.Errorf("report: import: %w", err)
+	}
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	n := 0
+	err = agentbench.Read(bufio.NewReader(in), agentbench.Options{}, func(r results.Run) error {
+		if n++; n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return enc.Encode(r)
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("report: import: %w", err)
+	}
+	if opts.Title == "" {
+		opts.Title = "import of " + filepath.Base(file) + " (" + kind + ")"
+	}
+	return Write(dir, opts)
+}
+
+// compareRow is one model's ASR in each result set.
+type compareRow struct {
+	model string
+	a, b  Rate
+}
+
+// Compare reads two study folders and writes, into outDir, compare.md and
+// compare.csv: per model (same-model pairs as the model, cross-model pairs
+// apart) and defense, ASR with its Wilson interval in each set and the
+// difference in percentage points. Each set is read streaming, like Write.
+func Compare(a, b, outDir string, opts Options) error {
+	opts = opts.withDefaults(a)
+	read := func(dir string) (*Aggregator, error) {
+		agg := NewAggregator(0)
+		_, err := readLatestRuns(filepath.Join(dir, runsFile), false, func(r *results.Run) error {
+			agg.Add(*r)
+			return nil
+		})
+		return agg, err
+	}
+	aggA, err := read(a)
+	if err != nil {
+		return fmt.Errorf("report: compare: %w", err)
+	}
+	aggB, err := read(b)
+	if err != nil {
+		return fmt.Errorf("report: compare: %w", err)
+	}
+	rows := compareRows(aggA, aggB)
+	csvT, mdT := compareTables(rows, opts.Z)
+	var md strings.Builder
+	fmt.Fprintf(&md, "# Kill-chain comparison\n\n- A: %s (%s)\n- B: %s (%s)\n", a, reportTitle(aggA, ""), b, reportTitle(aggB, ""))
+	fmt.Fprintf(&md, "- ASR is Executed over attacked runs without an error, per model (same-model pairs count as "+
+		"the model) and defense, with Wilson %s; Δ is B − A in percentage points.\n\n", ciLabel(opts.Z))
+	if err := mdT.Markdown(&md); err != nil {
+		return err
+	}
+	var c strings.Builder
+	if err := csvT.CSV(&c); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return fmt.Errorf("report: compare: %w", err)
+	}
+	for name, data := range map[string]string{"compare.md": md.String(), "compare.csv": c.String()} {
+		if err := os.WriteFile(filepath.Join(outDir, name), []byte(data), 0o644); err != nil {
+			return fmt.Errorf("report: compare: %w", err)
+		}
+	}
+	return nil
+}
+
+// compareRows pairs the per-model ASR of two aggregates.
+func compareRows(a, b *Aggregator) []compareRow {
+	rates := func(agg *Aggregator) map[string]Rate {
+		keys, counts := agg.Rollup(isAttacked, func(c Cell) Cell {
+			return Cell{ModelA: modelLabel(c), Defense: c.Defense, Attacked: true}
+		})
+		out := make(map[string]Rate)
+		for _, k := range keys {
+			out[k.ModelA+"\x00"+k.Defense] = Rate{K: counts[k].Executed.K, N: counts[k].Runs}
+		}
+		return out
+	}
+	ra, rb := rates(a), rates(b)
+	var rows []compareRow
+	for k := range ra {
+		rows = append(rows, compareRow{model: k, a: ra[k], b: rb[k]})
+	}
+	for k := range rb {
+		if _, ok := ra[k]; !ok {
+			rows = append(rows, compareRow{model: k, b: rb[k]})
+		}
+	}
+	slices.SortFunc(rows, func(x, y compareRow) int { return cmp.Compare(x.model, y.model) })
+	return rows
+}
+
+func compareTables(rows []compareRow, z float64) (csvT, mdT Table) {
+	csvT.Header = []string{"model", "defense", "a_executed_k", "a_attacked_n", "a_asr", "a_asr_lo", "a_asr_hi",
+		"b_executed_k", "b_attacked_n", "b_asr", "b_asr_lo", "b_asr_hi", "delta_pp"}
+	mdT.Header = []string{"model", "defense", "A: ASR", "B: ASR", "Δ (pp)"}
+	for _, r := range rows {
+		model, def, _ := strings.Cut(r.model, "\x00")
+		delta := ""
+		if r.a.N > 0 && r.b.N > 0 {
+			delta = signed(100 * (float64(r.b.K)/float64(r.b.N) - float64(r.a.K)/float64(r.a.N)))
+		}
+		row := append([]string{model, def}, csvRate(r.a, z)...)
+		row = append(row, csvRate(r.b, z)...)
+		csvT.add(append(row, delta)...)
+		md := delta
+		if md == "" {
+			md = noneCell
+		}
+		mdT.add(model, def, knCI(r.a.K, r.a.N, z), knCI(r.b.K, r.b.N, z), md)
+	}
+	return csvT, mdT
+}

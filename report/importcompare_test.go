@@ -1,0 +1,115 @@
+package report
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// paperLog is the original harness's released log.
+const paperLog = "../../shared/data/agentbench/runs.csv"
+
+// TestImportAgentbench imports the paper's log and checks the report's
+// per-model n and executed counts against a count straight from the CSV,
+// and that the audit counted the harness-label contradictions.
+func TestImportAgentbench(t *testing.T) {
+	if _, err := os.Stat(paperLog); err != nil {
+		t.Skipf("paper log not here: %v", err)
+	}
+	dir := t.TempDir()
+	if err := Import(context.Background(), ImportAgentbench, paperLog, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// Recount per model_a (same-model pairs count as the model) from the CSV.
+	f, err := os.Open(paperLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs := csvRecords(t, f)
+	n, k := map[string]int{}, map[string]int{}
+	for _, r := range recs {
+		if r["is_attacked"] != "True" {
+			continue
+		}
+		m := r["model_a"]
+		if b := r["model_b"]; b != "" && b != m {
+			m += "→" + b
+		}
+		key := m + "|" + r["defense"]
+		n[key]++
+		if r["attack_succeeded"] == "True" {
+			k[key]++
+		}
+	}
+	rows := readCSV(t, filepath.Join(dir, "report", ModelsFile))
+	seen := 0
+	for _, row := range rows {
+		key := row["model"] + "|" + row["defense"]
+		if row["attacked_n"] == "0" {
+			continue
+		}
+		seen++
+		if row["attacked_n"] != strconv.Itoa(n[key]) || row["executed_k"] != strconv.Itoa(k[key]) {
+			t.Errorf("%s: %s/%s, recounted %d/%d", key, row["executed_k"], row["attacked_n"], k[key], n[key])
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no attacked rows in models.csv")
+	}
+	audit := readCSV(t, filepath.Join(dir, "report", "audit.csv"))
+	harness := 0
+	for _, a := range audit {
+		if a["source"] == "harness labels" {
+			c, _ := strconv.Atoi(a["runs"])
+			harness += c
+		}
+	}
+	if harness == 0 {
+		t.Errorf("audit found no harness-label contradictions: %v", audit)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report", HTMLFile))
+	if err != nil || !strings.Contains(string(html), `id="audit"`) {
+		t.Errorf("report.html lacks the audit: %v", err)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	a, b := copyFixture(t, "smoke"), copyFixture(t, "simple")
+	out := t.TempDir()
+	if err := Compare(a, a, out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range readCSV(t, filepath.Join(out, "compare.csv")) {
+		if row["a_executed_k"] != row["b_executed_k"] || row["a_attacked_n"] != row["b_attacked_n"] {
+			t.Errorf("self-comparison differs: %v", row)
+		}
+		if row["delta_pp"] != "0.0" {
+			t.Errorf("self-comparison delta %q", row["delta_pp"])
+		}
+	}
+	if err := Compare(a, b, out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(out, "compare.csv"))
+	var alpha, compliant map[string]string
+	for _, r := range rows {
+		switch r["model"] {
+		case "alpha":
+			alpha = r
+		case "compliant":
+			if r["defense"] == "none" {
+				compliant = r
+			}
+		}
+	}
+	if alpha == nil || alpha["a_attacked_n"] != "0" || alpha["b_executed_k"] != "2" || alpha["b_attacked_n"] != "3" || alpha["delta_pp"] != "" {
+		t.Errorf("alpha (only in B) = %v", alpha)
+	}
+	if compliant == nil || compliant["a_executed_k"] != "54" || compliant["a_attacked_n"] != "63" || compliant["b_attacked_n"] != "0" {
+		t.Errorf("compliant (only in A) = %v", compliant)
+	}
+}

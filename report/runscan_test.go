@@ -1,0 +1,131 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/killchain/killchain/results"
+)
+
+// TestRunScannerMatchesEncodingJSON decodes every line of every fixture and
+// a set of crafted lines both ways: where the scanner accepts a line, it must
+// produce exactly what encoding/json produces.
+func TestRunScannerMatchesEncodingJSON(t *testing.T) {
+	var lines []string
+	for _, name := range []string{"mixed", "simple", "smoke"} {
+		f, err := os.Open(filepath.Join("testdata", name, "runs.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if strings.TrimSpace(sc.Text()) != "" {
+				lines = append(lines, sc.Text())
+			}
+		}
+		f.Close()
+	}
+	if len(lines) < 400 {
+		t.Fatalf("only %d fixture lines", len(lines))
+	}
+	crafted := []struct {
+		name string
+		line string
+		fast bool // the scanner must take it
+	}{
+		{"escapes", `{"run_id":"a\"b\\c\/d","task":"t\n\tx","error":"\u00e9\u4e2d\ud83d\ude00"}`, true},
+		{"nulls", `{"run_id":"a","exposed":null,"lag":null,"model_b":null,"executed":true}`, true},
+		{"white space", ` { "run_id" : "a" , "attacked" : true , "lag" : 3 } `, true},
+		{"unknown keys", `{"run_id":"a","future":"x","ratio":1.5e3,"flag":false,"nothing":null}`, true},
+		{"negative and big", `{"run_id":"a","duration_ms":-12,"input_tokens":123456789}`, true},
+		{"empty object", `{}`, true},
+		{"nested unknown", `{"run_id":"a","extra":{"x":[1,"]}",{"y":null}]},"task":"t"}`, true},
+		{"forensics", `{"run_id":"a","forensics":{"drift":[0.5,1],"drift_mean":0.75,"features":{"steps":3}},"task":"t"}`, true},
+		{"harness", `{"run_id":"a","harness":{"harness":"agentbench","labels":{"success":"True"}}}`, true},
+		{"null forensics", `{"run_id":"a","forensics":null}`, true},
+		{"bad forensics", `{"run_id":"a","forensics":{"drift":"x"}}`, false},
+		{"upper-case key", `{"run_id":"a","Task":"t"}`, false},
+		{"escaped key", `{"run_id":"a","t\u0061sk":"t"}`, false},
+		{"lone surrogate", `{"run_id":"a","task":"\ud83d"}`, false},
+		{"fraction in int", `{"run_id":"a","lag":1.5}`, false},
+		{"trailing garbage", `{"run_id":"a"} x`, false},
+		{"truncated", `{"run_id":"a","task":"t`, false},
+		{"invalid utf-8", "{\"run_id\":\"a\",\"task\":\"\xff\"}", false},
+		{"string for bool", `{"run_id":"a","attacked":"yes"}`, false},
+	}
+	for _, c := range crafted {
+		lines = append(lines, c.line)
+	}
+	sc := newRunScanner(true)
+	for i, line := range lines {
+		var want, got results.Run
+		wantErr := json.Unmarshal([]byte(line), &want)
+		err := sc.decode([]byte(line), &got)
+		name := "fixture"
+		mustFast := true
+		if j := i - (len(lines) - len(crafted)); j >= 0 {
+			name, mustFast = crafted[j].name, crafted[j].fast
+		}
+		t.Run(name, func(t *testing.T) {
+			if err != nil {
+				if mustFast {
+					t.Fatalf("scanner refused %s: %v", line, err)
+				}
+				return
+			}
+			if !mustFast {
+				t.Errorf("scanner took %s, expected a fallback", line)
+			}
+			if wantErr != nil {
+				t.Fatalf("scanner took %s, encoding/json: %v", line, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("line %s:\nscanner %+v\njson    %+v", line, got, want)
+			}
+		})
+	}
+}
+
+// TestReadLatestRunsMatchesResults checks the fast reader against
+// results.ReadLatestRuns on a file with superseded lines.
+func TestReadLatestRunsMatchesResults(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "smoke", "runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := strings.Split(strings.TrimSpace(string(data)), "\n")
+	// Re-append three lines with a changed stage: they must win.
+	var extra []string
+	for _, l := range ls[:3] {
+		extra = append(extra, strings.Replace(l, `"duration_ms":`, `"duration_ms":1`, 1))
+	}
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	body := strings.Join(ls, "\n") + "\n\n" + strings.Join(extra, "\n") + "\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want, got []results.Run
+	wst, err := results.ReadLatestRuns(path, func(r results.Run) error { want = append(want, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	gst, err := readLatestRuns(path, true, func(r *results.Run) error { got = append(got, *r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wst != gst {
+		t.Errorf("stats = %+v, want %+v", gst, wst)
+	}
+	if gst.Superseded != 3 {
+		t.Errorf("superseded = %d, want 3", gst.Superseded)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("runs differ from results.ReadLatestRuns")
+	}
+}
