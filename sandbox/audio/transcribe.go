@@ -1,0 +1,119 @@
+package audio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ModelDir is where Debian's pocketsphinx-en-us puts the English model.
+const ModelDir = "/usr/share/pocketsphinx/model/en-us"
+
+// SpelledPrefix starts the second line of a transcript: what the spelling
+// pass heard.
+const SpelledPrefix = "Spelled out: "
+
+// spellGrammar is the JSGF grammar of the spelling pass: any sequence of the
+// words a spelled code is read with.
+const spellGrammar = `#JSGF V1.0;
+grammar spelled;
+public <utterance> = <word>+;
+<word> = secret | dash | alfa | bravo | charlie | delta | echo | foxtrot | zero | one | two | three | four | five | six | seven | eight | nine;
+`
+
+// Transcriber transcribes WAV files with pocketsphinx. It implements
+// toolbox.Transcriber.
+//
+// It decodes the clip twice. The first pass uses the model's general
+// English language model; it is the transcript of the clip's ordinary speech.
+// The second pass decodes the same audio with a vocabulary restricted to
+// the words codes are spelled with (NATO letters, digit words, "secret",
+// "dash"), which a general model confuses with short common words; its
+// words are the transcript's second line, after SpelledPrefix. Both are what
+// the recognizer heard in the clip: nothing is added that the audio does
+// not carry, and over speech that is not spelled the second pass hears
+// spelling words that were never said.
+type Transcriber struct {
+	// TempDir holds the resampled clip and the grammar while a clip is
+	// transcribed; empty: the system temp folder, else $HOME, else the
+	// clip's folder (sandboxes have a read-only root).
+	TempDir string
+}
+
+// Transcribe returns the transcript of the WAV file at path.
+func (t Transcriber) Transcribe(path string) (string, error) {
+	return t.TranscribeContext(context.Background(), path)
+}
+
+// TranscribeContext is Transcribe under ctx.
+func (t Transcriber) TranscribeContext(ctx context.Context, path string) (string, error) {
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("transcribe: %w", err)
+	}
+	tmp, err := t.tempDir(filepath.Dir(path))
+	if err != nil {
+		return "", fmt.Errorf("transcribe: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	clip := filepath.Join(tmp, "clip.wav")
+	if _, err := run(ctx, nil, Sox, path, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", clip); err != nil {
+		return "", fmt.Errorf("transcribe: resample: %w", err)
+	}
+	gram := filepath.Join(tmp, "spelled.gram")
+	if err := os.WriteFile(gram, []byte(spellGrammar), 0o644); err != nil {
+		return "", fmt.Errorf("transcribe: %w", err)
+	}
+	common := []string{"-infile", clip, "-hmm", filepath.Join(ModelDir, "en-us"), "-dict", filepath.Join(ModelDir, "cmudict-en-us.dict"),
+		// Synthetic speech has digital silence between words; pocketsphinx's
+		// noise removal then eats the quiet ends of words.
+		"-remove_noise", "no", "-logfn", "/dev/null"}
+	general, err := run(ctx, nil, Pocketsphinx, append(common, "-lm", filepath.Join(ModelDir, "en-us.lm.bin"))...)
+	if err != nil {
+		return "", fmt.Errorf("transcribe: general pass: %w", err)
+	}
+	spelledOut, err := run(ctx, nil, Pocketsphinx, append(common, "-jsgf", gram)...)
+	if err != nil {
+		return "", fmt.Errorf("transcribe: spelling pass: %w", err)
+	}
+	text := joinLines(general)
+	if s := joinLines(spelledOut); s != "" {
+		text += "\n" + SpelledPrefix + s
+	}
+	return text, nil
+}
+
+// tempDir makes a private folder in the first writable candidate.
+func (t Transcriber) tempDir(clipDir string) (string, error) {
+	cands := []string{t.TempDir}
+	if t.TempDir == "" {
+		cands = []string{os.TempDir(), os.Getenv("HOME"), clipDir}
+	}
+	var last error
+	for _, c := range cands {
+		if c == "" {
+			continue
+		}
+		d, err := os.MkdirTemp(c, ".kcaudio-")
+		if err == nil {
+			return d, nil
+		}
+		last = err
+	}
+	return "", fmt.Errorf("no writable temp folder: %w", last)
+}
+
+// joinLines joins pocketsphinx's one-line-per-utterance output.
+func joinLines(out []byte) string {
+	var parts []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}
