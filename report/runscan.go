@@ -47,48 +47,57 @@ func (s *runScanner) decode(data []byte, r *results.Run) error {
 	return scanObject(data, func(key []byte, p int) (int, error) { return s.field(data, p, key, r) })
 }
 
-// scanObject walks the keys of the flat JSON object in data, calling field
-// with each key and the position of its value; field returns the position
-// after the value.
+// scanObject walks the keys of the JSON object that is the whole of data
+// (white space aside), calling field with each key and the position of its
+// value; field returns the position after the value.
 func scanObject(data []byte, field func(key []byte, p int) (int, error)) error {
-	p := skipWS(data, 0)
+	q, err := scanObjectAt(data, skipWS(data, 0), field)
+	if err != nil {
+		return err
+	}
+	return end(data, q)
+}
+
+// scanObjectAt walks the object starting at p and returns the position
+// after its closing brace.
+func scanObjectAt(data []byte, p int, field func(key []byte, p int) (int, error)) (int, error) {
 	if p >= len(data) || data[p] != '{' {
-		return errScan
+		return p, errScan
 	}
 	p = skipWS(data, p+1)
 	if p < len(data) && data[p] == '}' {
-		return end(data, p+1)
+		return p + 1, nil
 	}
 	for {
 		if p >= len(data) || data[p] != '"' {
-			return errScan
+			return p, errScan
 		}
 		keyStart := p + 1
 		keyEnd := bytes.IndexByte(data[keyStart:], '"')
 		if keyEnd < 0 {
-			return errScan
+			return p, errScan
 		}
 		key := data[keyStart : keyStart+keyEnd]
 		p = skipWS(data, keyStart+keyEnd+1)
 		if p >= len(data) || data[p] != ':' {
-			return errScan
+			return p, errScan
 		}
 		p = skipWS(data, p+1)
 		var err error
 		if p, err = field(key, p); err != nil {
-			return err
+			return p, err
 		}
 		p = skipWS(data, p)
 		if p >= len(data) {
-			return errScan
+			return p, errScan
 		}
 		switch data[p] {
 		case ',':
 			p = skipWS(data, p+1)
 		case '}':
-			return end(data, p+1)
+			return p + 1, nil
 		default:
-			return errScan
+			return p, errScan
 		}
 	}
 }
@@ -242,16 +251,19 @@ func (s *runScanner) field(data []byte, p int, key []byte, r *results.Run) (int,
 		return str(&r.ErrorKind, true)
 	case "started":
 		return str(&r.Started, false)
-	case "forensics", "harness":
+	case "forensics":
+		if !s.nested || bytes.HasPrefix(data[p:], []byte("null")) {
+			return skipValue(data, p)
+		}
+		f, q, err := s.decodeForensics(data, p)
+		r.Forensics = f
+		return q, err
+	case "harness":
 		q, err := skipValue(data, p)
 		if err != nil || !s.nested || bytes.HasPrefix(data[p:], []byte("null")) {
 			return q, err
 		}
-		var dst any = &r.Forensics
-		if key[0] == 'h' {
-			dst = &r.Harness
-		}
-		if err := json.Unmarshal(data[p:q], dst); err != nil {
+		if err := json.Unmarshal(data[p:q], &r.Harness); err != nil {
 			return p, errScan
 		}
 		return q, nil

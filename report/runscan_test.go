@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/benchdata"
 	"github.com/killchain/killchain/results"
 )
 
@@ -31,7 +33,26 @@ func TestRunScannerMatchesEncodingJSON(t *testing.T) {
 		}
 		f.Close()
 	}
-	if len(lines) < 400 {
+	// Synthetic runs carry every forensics field.
+	bench := t.TempDir()
+	if err := benchdata.Generate(bench, 300, 7); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(bench, "runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withForensics := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		lines = append(lines, l)
+		if strings.Contains(l, `"forensics":{`) {
+			withForensics++
+		}
+	}
+	if withForensics < 100 {
+		t.Fatalf("only %d synthetic lines with forensics", withForensics)
+	}
+	if len(lines) < 700 {
 		t.Fatalf("only %d fixture lines", len(lines))
 	}
 	crafted := []struct {
@@ -50,6 +71,11 @@ func TestRunScannerMatchesEncodingJSON(t *testing.T) {
 		{"harness", `{"run_id":"a","harness":{"harness":"agentbench","labels":{"success":"True"}}}`, true},
 		{"null forensics", `{"run_id":"a","forensics":null}`, true},
 		{"bad forensics", `{"run_id":"a","forensics":{"drift":"x"}}`, false},
+		{"full forensics", `{"run_id":"a","forensics":{"drift":[],"drift_mean":null,"drift_before":0.25,"drift_after":1e-3,` +
+			`"exposed_step":2,"outbound_calls":3,"send_reports":1,"legit_report":true,"injected_action":false,` +
+			`"dual_completion":null,"provenance":[{"position":"a","sources":[{"step":1}]}],` +
+			`"tracer":{"calls":1,"tp":2,"fp":3,"fn":4,"hits":5,"top1":6,"new":7},` +
+			`"features":{"steps":3,"outbound_novel":0.5,"unknown_feature":9,"drift_last":-1.5E2}}}`, true},
 		{"upper-case key", `{"run_id":"a","Task":"t"}`, false},
 		{"escaped key", `{"run_id":"a","t\u0061sk":"t"}`, false},
 		{"lone surrogate", `{"run_id":"a","task":"\ud83d"}`, false},
@@ -66,6 +92,9 @@ func TestRunScannerMatchesEncodingJSON(t *testing.T) {
 	for i, line := range lines {
 		var want, got results.Run
 		wantErr := json.Unmarshal([]byte(line), &want)
+		if want.Forensics != nil {
+			want.Forensics.Provenance = nil // the scanner skips it
+		}
 		err := sc.decode([]byte(line), &got)
 		name := "fixture"
 		mustFast := true
@@ -127,5 +156,43 @@ func TestReadLatestRunsMatchesResults(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("runs differ from results.ReadLatestRuns")
+	}
+}
+
+// TestScanBlocksMatchesScanLines compares the block reader with the line
+// reader at block sizes that cut lines anywhere.
+func TestScanBlocksMatchesScanLines(t *testing.T) {
+	body := "{\"a\":1}\n\n  {\"b\":2}  \r\n" + strings.Repeat("x", 300) + "\n\t\n{\"c\":3}"
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		num  int
+		off  int64
+		data string
+	}
+	var want []line
+	if err := scanJSONLines(path, func(num int, off int64, data []byte) error {
+		want = append(want, line{num, off, string(data)})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { blockSize = n }(blockSize)
+	for _, size := range []int{1, 5, 8, 64, 1 << 20} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			blockSize = size
+			var got []line
+			if err := scanBlocks(path, func(block []byte, num int, off int64, start, end int) error {
+				got = append(got, line{num, off, string(block[start:end])})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %v\nwant %v", got, want)
+			}
+		})
 	}
 }
