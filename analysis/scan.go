@@ -427,6 +427,9 @@ func number(v []byte) (float64, error) {
 		}
 		return x, nil
 	}
+	if len(s) == 0 || s[0] < '0' || s[0] > '9' || s[len(s)-1] == '.' || bytes.Contains(s, []byte(".e")) || bytes.Contains(s, []byte(".E")) {
+		return 0, errFallback // not a JSON number: let encoding/json say so
+	}
 	x, err := strconv.ParseFloat(string(v), 64)
 	if err != nil {
 		return 0, errFallback
