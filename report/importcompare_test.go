@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,8 +20,14 @@ func TestImportAgentbench(t *testing.T) {
 	if _, err := os.Stat(paperLog); err != nil {
 		t.Skipf("paper log not here: %v", err)
 	}
+	for _, inPaper := range []bool{false, true} {
+		t.Run(fmt.Sprintf("in paper only %v", inPaper), func(t *testing.T) { testImport(t, inPaper) })
+	}
+}
+
+func testImport(t *testing.T, inPaper bool) {
 	dir := t.TempDir()
-	if err := Import(context.Background(), ImportAgentbench, paperLog, dir, Options{}); err != nil {
+	if err := Import(context.Background(), ImportAgentbench, paperLog, dir, Options{InPaperOnly: inPaper}); err != nil {
 		t.Fatal(err)
 	}
 	// Recount per model_a (same-model pairs count as the model) from the CSV.
@@ -32,7 +39,7 @@ func TestImportAgentbench(t *testing.T) {
 	recs := csvRecords(t, f)
 	n, k := map[string]int{}, map[string]int{}
 	for _, r := range recs {
-		if r["is_attacked"] != "True" {
+		if r["is_attacked"] != "True" || (inPaper && r["in_paper"] != "True") {
 			continue
 		}
 		m := r["model_a"]

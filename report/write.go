@@ -40,6 +40,9 @@ type Options struct {
 	NoHTML bool
 	// Title replaces the study names in the report's title.
 	Title string
+	// InPaperOnly makes Import keep only the rows the paper used (the
+	// agentbench log's in_paper column).
+	InPaperOnly bool
 
 	// analysis adds the forensic sections and figure inputs; set by Write
 	// from the study folder.
