@@ -25,11 +25,17 @@ func init() {
 
 // modelConfig maps a study's model block onto a driver config.
 func modelConfig(m *study.Model) models.Config {
+	// A study's max_retries = 0 means no retries; models.Config reads 0 as
+	// its own default and a negative count as none.
+	retries := m.MaxRetries
+	if retries == 0 {
+		retries = -1
+	}
 	return models.Config{
 		Name: m.Name, Provider: m.Provider, Model: m.ModelName, BaseURL: m.BaseURL, Host: m.Host,
 		APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature, MaxTokens: m.MaxTokens, Seed: m.Seed,
 		Thinking: m.Thinking, ThinkingBudget: m.ThinkingBudget, ReasoningEffort: m.ReasoningEffort,
-		API: m.API, Timeout: m.Timeout, MaxRetries: m.MaxRetries, MaxConcurrency: m.MaxConcurrency,
+		API: m.API, Timeout: m.Timeout, MaxRetries: retries, MaxConcurrency: m.MaxConcurrency,
 	}
 }
 

@@ -61,13 +61,10 @@ study folder (its study.hcl is used) or the study file with --output.`,
 				return err
 			}
 			defer closeBackend()
-			var prog *os.File
-			if !quiet {
-				prog = os.Stderr
-			}
 			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log, secrets), Scrub: secrets.Scrub, Logger: log, Manifest: extra}
-			if prog != nil {
-				opts.Progress = prog
+			if !quiet {
+				// Main's stderr: a bar when it is a terminal, lines otherwise.
+				opts.Progress = g.stderr
 			}
 			r, err := runner.New(s, opts)
 			if err != nil {

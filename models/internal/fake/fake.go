@@ -3,6 +3,10 @@
 // bodies, can hang, truncate or echo the caller's credentials, and records
 // every request it received. Reply bodies are fixtures in testdata/ written
 // in each provider's documented wire format.
+//
+// Provider (provider.go) is the end-to-end counterpart: a fake that reads
+// each request in its provider's wire format and answers like a model
+// (Behavior.Next), so whole studies can run through the real SDKs.
 package fake
 
 import (
