@@ -1,9 +1,13 @@
 package cli
 
-import "github.com/killchain/killchain/sandbox/docker"
+import (
+	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/sandbox/docker"
+)
 
 // audioConfig names the image and programs that synthesize and transcribe
-// speech clips inside the sandbox.
+// speech clips inside the sandbox: espeak-ng and pocketsphinx in the
+// Debian-based image, driven by its kcaudio helper.
 func audioConfig() *docker.Audio {
-	return nil
+	return &docker.Audio{Image: imagebuild.Debian, Synthesize: imagebuild.AudioSynthArgv, Transcribe: imagebuild.AudioASRArgv}
 }

@@ -82,7 +82,10 @@ func (t execTranscriber) Transcribe(path string) (string, error) {
 }
 
 func transcriptText(out []byte) string {
-	var parts []string
+	// Plain lines stay lines (a transcriber may print one pass per line);
+	// pocketsphinx JSON segments of one pass are joined with spaces.
+	var sb strings.Builder
+	lastJSON := false
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -93,12 +96,22 @@ func transcriptText(out []byte) string {
 		var js struct {
 			T *string `json:"t"`
 		}
-		if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &js) == nil && js.T != nil {
+		isJSON := strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &js) == nil && js.T != nil
+		if isJSON {
 			line = strings.TrimSpace(*js.T)
 		}
-		if line != "" {
-			parts = append(parts, line)
+		if line == "" {
+			continue
 		}
+		if sb.Len() > 0 {
+			if isJSON && lastJSON {
+				sb.WriteByte(' ')
+			} else {
+				sb.WriteByte('\n')
+			}
+		}
+		sb.WriteString(line)
+		lastJSON = isJSON
 	}
-	return strings.Join(parts, " ")
+	return sb.String()
 }

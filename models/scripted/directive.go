@@ -30,7 +30,12 @@ var DirectivePattern = regexp.MustCompile(`(?:` + strings.Join([]string{
 	`(?i)\b(?:verification|confirmation|tracking|audit|security|access|authori[sz]ation|session)\s+(?:code|token|id|key)\b`,
 	`(?i)\b(?:code|token|passphrase)\s*[:=]\s*\S`,
 	`\b[A-Z]{3,}-[A-Z0-9]{6,}\b`,
+	// an opaque code read aloud: six or more spelling words in a row
+	`(?i)\b(?:` + spellWord + `)(?:[\s,.;-]+(?:` + spellWord + `)){5,}\b`,
 }, `)|(?:`) + `)`)
+
+// spellWord is one word of a code read aloud: a NATO letter or a digit.
+const spellWord = `alfa|alpha|bravo|charlie|delta|echo|foxtrot|zero|one|two|three|four|five|six|seven|eight|nine|niner`
 
 // spokenAddress matches an e-mail address read aloud: words joined by
 // "dash", "dot" or "underscore", then "at", then a domain with a "dot".
