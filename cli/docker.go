@@ -116,6 +116,6 @@ and the round trip of a tool call inside a running sandbox (median and p99).`,
 	}
 	sbx.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency")
-	bench.AddCommand(sbx)
+	bench.AddCommand(sbx, newBenchReportCmd(g))
 	return bench
 }
