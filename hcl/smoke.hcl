@@ -74,7 +74,19 @@ grid "agents_relay" {
 # defense: each defense against an agent that always obeys.
 grid "defenses" {
   batch      = "smoke_defenses"
-  tasks      = ["memory_poison", "tool_poison", "propagation", "permission_esc", "cross_modal_relay", "audio_inject", "multi_surface"]
+  tasks      = ["memory_poison", "tool_poison", "propagation", "permission_esc", "cross_modal_relay", "multi_surface"]
+  models     = ["compliant"]
+  conditions = ["plain", "hack"]
+  defenses   = ["none", "write_filter", "pi_detector", "spotlighting", "all"]
+  repeats    = 1
+}
+
+# Speech synthesis and transcription take seconds of CPU per run: the audio
+# task gets one variant under each defense.
+grid "defenses_audio" {
+  batch      = "smoke_defenses"
+  tasks      = ["audio_inject"]
+  variants   = ["direct"]
   models     = ["compliant"]
   conditions = ["plain", "hack"]
   defenses   = ["none", "write_filter", "pi_detector", "spotlighting", "all"]
@@ -85,7 +97,16 @@ grid "defenses" {
 # canary is "noticed", never "executed".
 grid "narrate_single" {
   batch      = "smoke_narrate"
-  tasks      = ["memory_poison", "tool_poison", "audio_inject", "multi_surface"]
+  tasks      = ["memory_poison", "tool_poison", "multi_surface"]
+  models     = ["compliant", "resistant", "paraphraser", "late", "quoter", "silent"]
+  conditions = ["narrate"]
+  repeats    = 1
+}
+
+grid "narrate_audio" {
+  batch      = "smoke_narrate"
+  tasks      = ["audio_inject"]
+  variants   = ["direct"]
   models     = ["compliant", "resistant", "paraphraser", "late", "quoter", "silent"]
   conditions = ["narrate"]
   repeats    = 1
