@@ -1,7 +1,9 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +47,9 @@ func Open(dir string) (*Writer, error) {
 }
 
 func openAppend(p string) (*os.File, error) {
+	if err := dropPartialLine(p); err != nil {
+		return nil, fmt.Errorf("open results: %w", err)
+	}
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open results: %w", err)
@@ -122,4 +127,54 @@ func (w *Writer) Close() error {
 		return err1
 	}
 	return err2
+}
+
+// Repair drops the partial last line a killed process may have left in a
+// study folder's runs.jsonl and events.jsonl.
+func Repair(dir string) error {
+	for _, name := range []string{RunsFile, EventsFile} {
+		if err := dropPartialLine(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("repair %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// dropPartialLine cuts a final line that lacks its newline: what a process
+// killed in the middle of a write leaves. That run was not finished, so
+// --resume runs it again.
+func dropPartialLine(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	size := fi.Size()
+	buf := make([]byte, 64<<10)
+	end := size
+	for end > 0 {
+		n := int64(len(buf))
+		if n > end {
+			n = end
+		}
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			cut := end - n + int64(i) + 1
+			if cut == size {
+				return nil
+			}
+			return f.Truncate(cut)
+		}
+		end -= n
+	}
+	return f.Truncate(0)
 }

@@ -272,6 +272,9 @@ func (r *Runner) prepareOutput(hash string) (map[string]bool, []string, error) {
 	if m.PlanHash != hash {
 		return nil, nil, fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s): run it into a new --output", dir, m.PlanHash, hash)
 	}
+	if err := results.Repair(dir); err != nil {
+		return nil, nil, fmt.Errorf("resume: %w", err)
+	}
 	done := map[string]bool{}
 	var used []string
 	err = results.ReadRuns(runsPath, func(run results.Run) error {
