@@ -206,7 +206,13 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 				// Interrupted, not failed: leave it for --resume.
 				return nil
 			}
-			if err := results.Write(w, out.run, out.events, out.transcript); err != nil {
+			events := out.events
+			if out.run.Error != "" {
+				// An errored run is no outcome: its partial events stay in its
+				// transcript only, so that a re-run's events are the run's events.
+				events = nil
+			}
+			if err := results.Write(w, out.run, events, out.transcript); err != nil {
 				return fmt.Errorf("record %s: %w", pr.RunID, err)
 			}
 			if out.run.Error != "" {
