@@ -208,8 +208,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			}
 			events := out.events
 			if out.run.Error != "" {
-				// An errored run is no outcome: its partial events stay in its
-				// transcript only, so that a re-run's events are the run's events.
+				// An errored run is no outcome: its transcript keeps what
+				// happened, but its tracker events are not written, so that
+				// events.jsonl holds each run's events once, from its last try.
 				events = nil
 			}
 			if err := results.Write(w, out.run, events, out.transcript); err != nil {
