@@ -1,7 +1,6 @@
 package imagebuild
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -75,11 +74,7 @@ func slimDockerfile() []byte {
 func buildDebianBase(ctx context.Context, cli *client.Client, ref string, w io.Writer) error {
 	if haveSlim(ctx, cli, w) {
 		fmt.Fprintf(w, "debian base: installing %s on %s\n", strings.Join(DebianPackages, " "), SlimImage)
-		tarCtx, err := TarContext(map[string]File{"Dockerfile": {Data: slimDockerfile()}})
-		if err != nil {
-			return err
-		}
-		if err := BuildContext(ctx, cli, ref, DebianBase, bytes.NewReader(tarCtx), nil, w); err == nil {
+		if err := buildFiles(ctx, cli, ref, DebianBase, map[string]File{"Dockerfile": {Data: slimDockerfile()}}, nil, nil, w); err == nil {
 			return nil
 		} else {
 			fmt.Fprintf(w, "debian base: %v; bootstrapping instead\n", err)

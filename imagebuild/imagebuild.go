@@ -10,6 +10,7 @@
 package imagebuild
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,9 @@ import (
 const (
 	LabelImage = "killchain.image" // the registry name ("toolbox", "debian", …)
 )
+
+// labelToolboxHash is the sha256 of the toolbox binary an image carries.
+const labelToolboxHash = "killchain.toolbox.sha256"
 
 // Image is one buildable image.
 type Image struct {
@@ -181,6 +185,20 @@ func shortID(id string) string {
 // the Docker API, streaming the builder's output to w. labels are added to
 // the image beside killchain.image.
 func BuildContext(ctx context.Context, cli *client.Client, ref, name string, tarCtx io.Reader, labels map[string]string, w io.Writer) error {
+	return build(ctx, cli, ref, name, tarCtx, labels, nil, w)
+}
+
+// buildFiles builds ref from a build context of files (a Dockerfile among
+// them) with the Dockerfile's build args set to args.
+func buildFiles(ctx context.Context, cli *client.Client, ref, name string, files map[string]File, labels map[string]string, args map[string]*string, w io.Writer) error {
+	tarCtx, err := TarContext(files)
+	if err != nil {
+		return err
+	}
+	return build(ctx, cli, ref, name, bytes.NewReader(tarCtx), labels, args, w)
+}
+
+func build(ctx context.Context, cli *client.Client, ref, name string, tarCtx io.Reader, labels map[string]string, args map[string]*string, w io.Writer) error {
 	lbl := map[string]string{LabelImage: name}
 	for k, v := range labels {
 		lbl[k] = v
@@ -188,6 +206,7 @@ func BuildContext(ctx context.Context, cli *client.Client, ref, name string, tar
 	res, err := cli.ImageBuild(ctx, tarCtx, client.ImageBuildOptions{
 		Tags:        []string{ref},
 		Labels:      lbl,
+		BuildArgs:   args,
 		Remove:      true,
 		ForceRemove: true,
 		Dockerfile:  "Dockerfile",

@@ -9,10 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sync"
 
 	"github.com/moby/moby/client"
 
@@ -46,51 +43,14 @@ func init() {
 	})
 }
 
-// Binary is the compiled static toolbox.
-type Binary struct {
-	Data []byte
-	Hash string // sha256 of Data, hex
-}
-
-var (
-	binMu   sync.Mutex
-	binMemo *Binary
-)
+// toolboxBin is cmd/toolbox, compiled once per process.
+var toolboxBin = staticBinary{name: "toolbox", pkg: "./cmd/toolbox"}
 
 // ToolboxBinary compiles cmd/toolbox as a static linux binary
 // (CGO_ENABLED=0, -trimpath) with the go toolchain, once per process. Other
 // images copy it in to serve the same protocol.
 func ToolboxBinary(ctx context.Context) (Binary, error) {
-	binMu.Lock()
-	defer binMu.Unlock()
-	if binMemo != nil {
-		return *binMemo, nil
-	}
-	src, err := SourceDir()
-	if err != nil {
-		return Binary{}, err
-	}
-	tmp, err := os.MkdirTemp("", "killchain-toolbox-")
-	if err != nil {
-		return Binary{}, fmt.Errorf("compile toolbox: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	out := filepath.Join(tmp, "toolbox")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out, "./cmd/toolbox")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return Binary{}, fmt.Errorf("compile toolbox: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		return Binary{}, fmt.Errorf("compile toolbox: %w", err)
-	}
-	sum := sha256.Sum256(data)
-	binMemo = &Binary{Data: data, Hash: hex.EncodeToString(sum[:])}
-	return *binMemo, nil
+	return toolboxBin.get(ctx)
 }
 
 // SourceDir finds the killchain source tree: $KILLCHAIN_SRC, else the
@@ -131,12 +91,8 @@ func buildToolbox(ctx context.Context, cli *client.Client, ref string, w io.Writ
 	if err != nil {
 		return err
 	}
-	tarCtx, err := TarContext(map[string]File{
+	return buildFiles(ctx, cli, ref, Toolbox, map[string]File{
 		"Dockerfile": {Data: toolboximage.Dockerfile},
 		"toolbox":    {Data: bin.Data, Mode: 0o755},
-	})
-	if err != nil {
-		return err
-	}
-	return BuildContext(ctx, cli, ref, Toolbox, bytes.NewReader(tarCtx), map[string]string{"killchain.toolbox.sha256": bin.Hash}, w)
+	}, map[string]string{labelToolboxHash: bin.Hash}, nil, w)
 }
