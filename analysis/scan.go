@@ -1,22 +1,18 @@
 package analysis
 
 import (
-	"bytes"
-	"errors"
-	"strconv"
-
 	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/results/jsonscan"
 )
 
 // lineDecoder decodes, from a runs.jsonl line, only what the Accumulator
-// reads, without reflection and without allocating per number. The
-// forensic features are not decoded: their bytes are returned, to be
-// decoded only for the runs the classifier samples. A line it does not
-// take (a string with escapes in a field it keeps, harness labels, a shape
-// it does not expect) returns errFallback, and the caller uses
-// encoding/json, which also reports real errors.
+// reads, with the jsonscan primitives: no reflection and no allocation per
+// number. The forensic features are not decoded: their bytes are returned,
+// to be decoded only for the runs the classifier samples. A line it does
+// not take (harness labels, a shape it does not expect) returns an error,
+// and the caller uses encoding/json, which also reports real errors.
 type lineDecoder struct {
-	intern  map[string]string
+	strs    *jsonscan.Strings
 	t, f    bool
 	lag     int
 	before  float64
@@ -25,26 +21,12 @@ type lineDecoder struct {
 	featIdx map[string]int
 }
 
-var errFallback = errors.New("fallback")
-
 func newLineDecoder() *lineDecoder {
-	d := &lineDecoder{intern: map[string]string{}, t: true, featIdx: map[string]int{}}
+	d := &lineDecoder{strs: jsonscan.NewStrings(), t: true, featIdx: map[string]int{}}
 	for i, n := range results.FeatureNames {
 		d.featIdx[n] = i
 	}
 	return d
-}
-
-// str returns an interned string for the few distinct identity values.
-func (d *lineDecoder) str(b []byte) string {
-	if s, ok := d.intern[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(d.intern) < 4096 {
-		d.intern[s] = s
-	}
-	return s
 }
 
 // decode fills r and f (r.Forensics points at f when the line has
@@ -53,111 +35,87 @@ func (d *lineDecoder) decode(data []byte, r *results.Run, f *results.Forensics) 
 	*r = results.Run{}
 	*f = results.Forensics{Drift: d.drift[:0]}
 	var feats []byte
-	err := walkObject(data, func(key, val []byte) error {
+	err := jsonscan.Object(data, func(key []byte, p int) (int, error) {
 		switch string(key) {
 		case "run_id":
-			s, err := plainString(val)
-			if err != nil {
-				return err
-			}
-			r.RunID = string(s)
-		case "task", "mode", "model_a", "model_b", "stage", "error":
-			s, err := plainString(val)
-			if err != nil {
-				return err
-			}
-			v := d.str(s)
-			switch string(key) {
-			case "task":
-				r.Task = v
-			case "mode":
-				r.Mode = v
-			case "model_a":
-				r.ModelA = v
-			case "model_b":
-				r.ModelB = v
-			case "stage":
-				r.Stage = v
-			case "error":
-				r.Error = v
-			}
-		case "attacked", "task_success", "attack_goal":
-			b, err := boolean(val)
-			if err != nil {
-				return err
-			}
-			switch string(key) {
-			case "attacked":
-				r.Attacked = b
-			case "task_success":
-				r.TaskSuccess = b
-			case "attack_goal":
-				r.AttackGoal = b
-			}
-		case "exposed", "persisted", "relayed", "executed":
-			p, err := d.flag(val)
-			if err != nil {
-				return err
-			}
-			switch string(key) {
-			case "exposed":
-				r.Exposed = p
-			case "persisted":
-				r.Persisted = p
-			case "relayed":
-				r.Relayed = p
-			case "executed":
-				r.Executed = p
-			}
+			return d.str(data, p, &r.RunID, false)
+		case "task":
+			return d.str(data, p, &r.Task, true)
+		case "mode":
+			return d.str(data, p, &r.Mode, true)
+		case "model_a":
+			return d.str(data, p, &r.ModelA, true)
+		case "model_b":
+			return d.str(data, p, &r.ModelB, true)
+		case "stage":
+			return d.str(data, p, &r.Stage, true)
+		case "error":
+			return d.str(data, p, &r.Error, true)
+		case "attacked":
+			return boolean(data, p, &r.Attacked)
+		case "task_success":
+			return boolean(data, p, &r.TaskSuccess)
+		case "attack_goal":
+			return boolean(data, p, &r.AttackGoal)
+		case "exposed":
+			return d.flag(data, p, &r.Exposed)
+		case "persisted":
+			return d.flag(data, p, &r.Persisted)
+		case "relayed":
+			return d.flag(data, p, &r.Relayed)
+		case "executed":
+			return d.flag(data, p, &r.Executed)
 		case "lag":
-			if isNull(val) {
-				return nil
+			if jsonscan.IsNull(data, p) {
+				return p + 4, nil
 			}
-			n, err := integer(val)
-			if err != nil {
-				return err
-			}
-			d.lag = n
+			q, err := integer(data, p, &d.lag)
 			r.Lag = &d.lag
+			return q, err
 		case "outbound_calls":
-			n, err := integer(val)
-			if err != nil {
-				return err
-			}
-			r.Outbound = n
+			return integer(data, p, &r.Outbound)
 		case "harness":
-			if !isNull(val) {
-				return errFallback
+			if !jsonscan.IsNull(data, p) {
+				return p, jsonscan.ErrFallback
 			}
+			return p + 4, nil
 		case "forensics":
-			if isNull(val) {
-				return nil
+			if jsonscan.IsNull(data, p) {
+				return p + 4, nil
 			}
 			r.Forensics = f
+			var q int
 			var err error
-			feats, err = d.forensics(val, f)
-			return err
+			feats, q, err = d.forensics(data, p, f)
+			return q, err
 		}
-		return nil
+		return jsonscan.Skip(data, p)
 	})
 	d.drift = f.Drift
 	return feats, err
 }
 
-func (d *lineDecoder) forensics(data []byte, f *results.Forensics) ([]byte, error) {
+// forensics decodes the forensics object at p into f and returns its raw
+// features object and the position after it.
+func (d *lineDecoder) forensics(data []byte, p int, f *results.Forensics) ([]byte, int, error) {
 	var feats []byte
-	err := walkObject(data, func(key, val []byte) error {
-		var err error
+	q, err := jsonscan.ObjectAt(data, p, func(key []byte, p int) (int, error) {
 		switch string(key) {
 		case "drift":
-			f.Drift, err = floats(val, f.Drift)
-		case "drift_before", "drift_after":
-			if isNull(val) {
-				return nil
+			if jsonscan.IsNull(data, p) {
+				f.Drift = f.Drift[:0]
+				return p + 4, nil
 			}
-			x, err := number(val)
+			var err error
+			f.Drift, p, err = jsonscan.Floats(data, p, f.Drift)
+			return p, err
+		case "drift_before", "drift_after":
+			if jsonscan.IsNull(data, p) {
+				return p + 4, nil
+			}
+			x, q, err := jsonscan.Float(data, p)
 			if err != nil {
-				return err
+				return p, err
 			}
 			if string(key) == "drift_before" {
 				d.before = x
@@ -166,17 +124,19 @@ func (d *lineDecoder) forensics(data []byte, f *results.Forensics) ([]byte, erro
 				d.after = x
 				f.DriftAfter = &d.after
 			}
+			return q, nil
 		case "legit_report":
-			f.LegitReport, err = boolean(val)
+			return boolean(data, p, &f.LegitReport)
 		case "injected_action":
-			f.InjectedAction, err = boolean(val)
+			return boolean(data, p, &f.InjectedAction)
 		case "dual_completion":
-			f.DualCompletion, err = boolean(val)
+			return boolean(data, p, &f.DualCompletion)
 		case "tracer":
-			err = walkObject(val, func(k, v []byte) error {
-				n, err := integer(v)
+			return jsonscan.ObjectAt(data, p, func(k []byte, p int) (int, error) {
+				var n int
+				q, err := integer(data, p, &n)
 				if err != nil {
-					return err
+					return p, err
 				}
 				switch string(k) {
 				case "calls":
@@ -192,285 +152,66 @@ func (d *lineDecoder) forensics(data []byte, f *results.Forensics) ([]byte, erro
 				case "top1":
 					f.Tracer.Top1 = n
 				}
-				return nil
+				return q, nil
 			})
 		case "features":
-			feats = val
+			q, err := jsonscan.Skip(data, p)
+			feats = data[p:q]
+			return q, err
 		}
-		return err
+		return jsonscan.Skip(data, p)
 	})
-	return feats, err
+	return feats, q, err
 }
 
 // features decodes a features object into a vector in FeatureNames order.
 func (d *lineDecoder) features(data []byte) ([]float64, error) {
 	vec := make([]float64, len(results.FeatureNames))
-	err := walkObject(data, func(k, v []byte) error {
+	err := jsonscan.Object(data, func(k []byte, p int) (int, error) {
 		i, ok := d.featIdx[string(k)]
 		if !ok {
-			return nil
+			return jsonscan.Skip(data, p)
 		}
-		x, err := number(v)
+		x, q, err := jsonscan.Float(data, p)
 		vec[i] = x
-		return err
+		return q, err
 	})
 	return vec, err
 }
 
-func (d *lineDecoder) flag(val []byte) (*bool, error) {
-	if isNull(val) {
-		return nil, nil
+// str decodes the string at p into dst, interned if intern is set; a null
+// is left to encoding/json.
+func (d *lineDecoder) str(data []byte, p int, dst *string, intern bool) (int, error) {
+	v, q, err := d.strs.String(data, p, intern)
+	*dst = v
+	return q, err
+}
+
+func (d *lineDecoder) flag(data []byte, p int, dst **bool) (int, error) {
+	if jsonscan.IsNull(data, p) {
+		*dst = nil
+		return p + 4, nil
 	}
-	b, err := boolean(val)
+	b, q, err := jsonscan.Bool(data, p)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
 	if b {
-		return &d.t, nil
+		*dst = &d.t
+	} else {
+		*dst = &d.f
 	}
-	return &d.f, nil
+	return q, nil
 }
 
-// walkObject calls fn with each key (without quotes; keys with escapes are
-// refused) and raw value of the JSON object in data.
-func walkObject(data []byte, fn func(key, val []byte) error) error {
-	p := skipWS(data, 0)
-	if p >= len(data) || data[p] != '{' {
-		return errFallback
-	}
-	p = skipWS(data, p+1)
-	if p < len(data) && data[p] == '}' {
-		return nil
-	}
-	for {
-		if p >= len(data) || data[p] != '"' {
-			return errFallback
-		}
-		end := p + 1
-		for end < len(data) && data[end] != '"' {
-			if data[end] == '\\' {
-				return errFallback
-			}
-			end++
-		}
-		if end >= len(data) {
-			return errFallback
-		}
-		key := data[p+1 : end]
-		p = skipWS(data, end+1)
-		if p >= len(data) || data[p] != ':' {
-			return errFallback
-		}
-		p = skipWS(data, p+1)
-		vend, err := skipValue(data, p)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, data[p:vend]); err != nil {
-			return err
-		}
-		p = skipWS(data, vend)
-		if p >= len(data) {
-			return errFallback
-		}
-		if data[p] == '}' {
-			return nil
-		}
-		if data[p] != ',' {
-			return errFallback
-		}
-		p = skipWS(data, p+1)
-	}
+func boolean(data []byte, p int, dst *bool) (int, error) {
+	v, q, err := jsonscan.Bool(data, p)
+	*dst = v
+	return q, err
 }
 
-func skipWS(data []byte, p int) int {
-	for p < len(data) && (data[p] == ' ' || data[p] == '\t' || data[p] == '\n' || data[p] == '\r') {
-		p++
-	}
-	return p
-}
-
-// skipValue returns the end of the JSON value starting at p.
-func skipValue(data []byte, p int) (int, error) {
-	if p >= len(data) {
-		return 0, errFallback
-	}
-	switch data[p] {
-	case '"':
-		i := p + 1
-		for {
-			j := bytes.IndexByte(data[i:], '"')
-			if j < 0 {
-				return 0, errFallback
-			}
-			i += j
-			// The quote closes the string unless an odd run of
-			// backslashes escapes it.
-			bs := 0
-			for k := i - 1; k > p && data[k] == '\\'; k-- {
-				bs++
-			}
-			if bs%2 == 0 {
-				return i + 1, nil
-			}
-			i++
-		}
-	case '{', '[':
-		depth := 0
-		for i := p; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				e, err := skipValue(data, i)
-				if err != nil {
-					return 0, err
-				}
-				i = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, nil
-				}
-			}
-		}
-		return 0, errFallback
-	}
-	i := p
-	for i < len(data) && data[i] != ',' && data[i] != '}' && data[i] != ']' && data[i] != ' ' && data[i] != '\n' && data[i] != '\r' && data[i] != '\t' {
-		i++
-	}
-	if i == p {
-		return 0, errFallback
-	}
-	return i, nil
-}
-
-func isNull(v []byte) bool { return string(v) == "null" }
-
-func plainString(v []byte) ([]byte, error) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v, '\\') >= 0 {
-		return nil, errFallback
-	}
-	return v[1 : len(v)-1], nil
-}
-
-func boolean(v []byte) (bool, error) {
-	switch string(v) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, errFallback
-}
-
-func integer(v []byte) (int, error) {
-	if len(v) == 0 || len(v) > 18 {
-		return 0, errFallback
-	}
-	neg := v[0] == '-'
-	if neg {
-		v = v[1:]
-	}
-	n := 0
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, errFallback
-		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, nil
-}
-
-var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// number parses a JSON number. Plain decimals of up to 15 digits take the
-// exact fast path (an integer mantissa below 2^53 divided by a power of ten
-// is correctly rounded); anything else goes through strconv.
-func number(v []byte) (float64, error) {
-	s := v
-	neg := len(s) > 0 && s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	var mant uint64
-	digits, frac := 0, -1
-	ok := len(s) > 0
-	for i, c := range s {
-		switch {
-		case c >= '0' && c <= '9':
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if frac >= 0 {
-				frac++
-			}
-		case c == '.' && frac < 0 && i > 0:
-			frac = 0
-		default:
-			ok = false
-		}
-		if !ok {
-			break
-		}
-	}
-	if ok && digits <= 15 && frac != 0 {
-		x := float64(mant)
-		if frac > 0 {
-			x /= pow10[frac]
-		}
-		if neg {
-			x = -x
-		}
-		return x, nil
-	}
-	if len(s) == 0 || s[0] < '0' || s[0] > '9' || s[len(s)-1] == '.' || bytes.Contains(s, []byte(".e")) || bytes.Contains(s, []byte(".E")) {
-		return 0, errFallback // not a JSON number: let encoding/json say so
-	}
-	x, err := strconv.ParseFloat(string(v), 64)
-	if err != nil {
-		return 0, errFallback
-	}
-	return x, nil
-}
-
-// floats parses a JSON array of numbers into dst[:0].
-func floats(v []byte, dst []float64) ([]float64, error) {
-	dst = dst[:0]
-	p := skipWS(v, 0)
-	if p >= len(v) || v[p] != '[' {
-		if isNull(v) {
-			return dst, nil
-		}
-		return dst, errFallback
-	}
-	p = skipWS(v, p+1)
-	if p < len(v) && v[p] == ']' {
-		return dst, nil
-	}
-	for {
-		e, err := skipValue(v, p)
-		if err != nil {
-			return dst, err
-		}
-		x, err := number(v[p:e])
-		if err != nil {
-			return dst, err
-		}
-		dst = append(dst, x)
-		p = skipWS(v, e)
-		if p >= len(v) {
-			return dst, errFallback
-		}
-		if v[p] == ']' {
-			return dst, nil
-		}
-		if v[p] != ',' {
-			return dst, errFallback
-		}
-		p = skipWS(v, p+1)
-	}
+func integer(data []byte, p int, dst *int) (int, error) {
+	v, q, err := jsonscan.Int(data, p)
+	*dst = int(v)
+	return q, err
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/killchain/killchain/results/jsonscan"
 	"github.com/killchain/killchain/tracker"
 )
 
@@ -88,7 +90,7 @@ func readEvents(path string, pick func(runID string) bool) (*EventStats, error) 
 		seen   = make(map[signalKey]bool)
 		ev     tracker.Event
 	)
-	err := scanJSONLines(path, func(num int, _ int64, data []byte) error {
+	err := jsonscan.Lines(context.Background(), path, func(num int, _ int64, data []byte) error {
 		st.Lines++
 		excerpt, err := sc.decodeEvent(data, &ev)
 		if err != nil {
@@ -132,7 +134,7 @@ func readEvents(path string, pick func(runID string) bool) (*EventStats, error) 
 			e := ev
 			e.RunID = cur
 			if excerpt >= 0 {
-				if e.Excerpt, _, err = sc.str(data, excerpt, false); err != nil {
+				if _, err = sc.str(data, excerpt, &e.Excerpt, false); err != nil {
 					return fmt.Errorf("%s:%d: %w", name, num, err)
 				}
 			}
@@ -152,12 +154,8 @@ func readEvents(path string, pick func(runID string) bool) (*EventStats, error) 
 func (s *runScanner) decodeEvent(data []byte, e *tracker.Event) (excerpt int, err error) {
 	*e = tracker.Event{}
 	excerpt = -1
-	err = scanObject(data, func(key []byte, p int) (int, error) {
-		str := func(dst *string, in bool) (int, error) {
-			v, q, err := s.str(data, p, in)
-			*dst = v
-			return q, err
-		}
+	err = jsonscan.Object(data, func(key []byte, p int) (int, error) {
+		str := func(dst *string, in bool) (int, error) { return s.str(data, p, dst, in) }
 		switch string(key) {
 		case "study":
 			return str(&e.Study, true)
@@ -175,19 +173,15 @@ func (s *runScanner) decodeEvent(data []byte, e *tracker.Event) (excerpt int, er
 			return str(&e.Signal, true)
 		case "excerpt":
 			excerpt = p
-			if _, q, _, ok := scanString(data, p); ok {
-				return q, nil
+			if jsonscan.IsNull(data, p) {
+				return p + 4, nil
 			}
-			return str(&e.Excerpt, false)
+			_, q, _, err := jsonscan.RawString(data, p)
+			return q, err
 		case "step":
-			v, q, ok := parseInt(data, p)
-			if !ok {
-				return p, errScan
-			}
-			e.Step = int(v)
-			return q, nil
+			return intField(data, p, &e.Step)
 		}
-		return skipUnknown(data, p, key)
+		return jsonscan.SkipUnknown(data, p, key)
 	})
 	return excerpt, err
 }

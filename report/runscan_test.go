@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/killchain/killchain/benchdata"
 	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/results/jsonscan"
 )
 
 // TestRunScannerMatchesEncodingJSON decodes every line of every fixture and
@@ -84,6 +86,13 @@ func TestRunScannerMatchesEncodingJSON(t *testing.T) {
 		{"truncated", `{"run_id":"a","task":"t`, false},
 		{"invalid utf-8", "{\"run_id\":\"a\",\"task\":\"\xff\"}", false},
 		{"string for bool", `{"run_id":"a","attacked":"yes"}`, false},
+		{"null after value", `{"run_id":"a","task":"t","task":null,"repeat":2,"repeat":null,"attacked":true,"attacked":null,` +
+			`"lag":3,"lag":null,"forensics":{"drift":[1],"drift":null,"exposed_step":1,"exposed_step":null,` +
+			`"features":{"steps":2,"steps":null}}}`, true},
+		{"leading zero", `{"run_id":"a","repeat":01}`, false},
+		{"bare fraction", `{"run_id":"a","forensics":{"drift_mean":.5}}`, false},
+		{"plus sign", `{"run_id":"a","forensics":{"features":{"steps":+1}}}`, false},
+		{"bad literal in unknown", `{"run_id":"a","future":nul}`, false},
 	}
 	for _, c := range crafted {
 		lines = append(lines, c.line)
@@ -173,7 +182,7 @@ func TestScanBlocksMatchesScanLines(t *testing.T) {
 		data string
 	}
 	var want []line
-	if err := scanJSONLines(path, func(num int, off int64, data []byte) error {
+	if err := jsonscan.Lines(context.Background(), path, func(num int, off int64, data []byte) error {
 		want = append(want, line{num, off, string(data)})
 		return nil
 	}); err != nil {

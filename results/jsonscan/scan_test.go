@@ -1,0 +1,239 @@
+package jsonscan
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestFloat(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "0.5", "0.4849", "-12.25", "123456789012345", "7.3084", "1e3", "2.5E-2", "12345678901234567", "0.1000000000000000055", "1E+2"} {
+		t.Run(s, func(t *testing.T) {
+			want, _ := strconv.ParseFloat(s, 64)
+			got, q, err := Float([]byte(s+","), 0)
+			if err != nil || got != want || q != len(s) {
+				t.Errorf("Float(%s) = %v, %d, %v; want %v, %d", s, got, q, err, want, len(s))
+			}
+		})
+	}
+	for _, s := range []string{"", "-", "1.", ".5", "abc", "01", "+1", "1e", "1e400", "null"} {
+		t.Run("bad "+s, func(t *testing.T) {
+			if _, _, err := Float([]byte(s), 0); !errors.Is(err, ErrFallback) {
+				t.Errorf("Float(%q) err %v, want fallback", s, err)
+			}
+		})
+	}
+}
+
+func TestInt(t *testing.T) {
+	for _, s := range []string{"0", "-0", "7", "-12", "123456789012345678"} {
+		t.Run(s, func(t *testing.T) {
+			want, _ := strconv.ParseInt(s, 10, 64)
+			got, q, err := Int([]byte(s+"}"), 0)
+			if err != nil || got != want || q != len(s) {
+				t.Errorf("Int(%s) = %d, %d, %v; want %d", s, got, q, err, want)
+			}
+		})
+	}
+	for _, s := range []string{"", "-", "01", "1.5", "2e3", "1234567890123456789", "null", "x"} {
+		t.Run("bad "+s, func(t *testing.T) {
+			if _, _, err := Int([]byte(s), 0); !errors.Is(err, ErrFallback) {
+				t.Errorf("Int(%q) err %v, want fallback", s, err)
+			}
+		})
+	}
+}
+
+func TestObject(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		keys int
+		ok   bool
+	}{
+		{"flat", `{"a":1,"b":"x","c":null}`, 3, true},
+		{"nested and escapes", `{"a":{"b":[1,{"c":"}"}]},"d":"q\"}"}`, 2, true},
+		{"empty", `{}`, 0, true},
+		{"white space", " { \"a\" : true , \"b\" : [ ] } \n", 2, true},
+		{"escaped key", `{"a\"b":1}`, 0, false},
+		{"truncated", `{"a":1`, 1, false},
+		{"not an object", `[1]`, 0, false},
+		{"trailing garbage", `{"a":1} x`, 1, false},
+		{"bad literal", `{"a":tru}`, 0, false},
+		{"control character", "{\"a\":\"x\ty\"}", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := 0
+			data := []byte(tt.in)
+			err := Object(data, func(k []byte, p int) (int, error) {
+				q, err := Skip(data, p)
+				if err == nil {
+					n++
+				}
+				return q, err
+			})
+			if (err == nil) != tt.ok || n != tt.keys {
+				t.Errorf("walk %s: %d keys, err %v", tt.in, n, err)
+			}
+		})
+	}
+}
+
+func TestString(t *testing.T) {
+	tests := []struct {
+		name, in string
+		ok       bool
+	}{
+		{"plain", `"abc"`, true},
+		{"escapes", `"a\"b\\c\/d\n\t\u00e9\ud83d\ude00"`, true},
+		{"lone surrogate", `"\ud83d"`, false},
+		{"bad escape", `"\x"`, false},
+		{"invalid utf-8", "\"\xff\"", false},
+		{"null", `null`, false},
+		{"unterminated", `"abc`, false},
+	}
+	s := NewStrings()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, q, err := s.String([]byte(tt.in), 0, true)
+			if !tt.ok {
+				if !errors.Is(err, ErrFallback) {
+					t.Errorf("String(%s) = %q, %v; want fallback", tt.in, got, err)
+				}
+				return
+			}
+			var want string
+			if err := json.Unmarshal([]byte(tt.in), &want); err != nil {
+				t.Fatal(err)
+			}
+			if err != nil || got != want || q != len(tt.in) {
+				t.Errorf("String(%s) = %q, %d, %v; want %q", tt.in, got, q, err, want)
+			}
+		})
+	}
+}
+
+func TestFloats(t *testing.T) {
+	tests := []struct {
+		name, in string
+		ok       bool
+	}{
+		{"numbers", `[1, 0.5,-2e-3 ]`, true},
+		{"empty", `[]`, true},
+		{"null element", `[1,null]`, false},
+		{"string element", `[1,"2"]`, false},
+		{"unclosed", `[1,2`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, q, err := Floats([]byte(tt.in), 0, nil)
+			if !tt.ok {
+				if err == nil {
+					t.Errorf("Floats(%s) = %v, want an error", tt.in, got)
+				}
+				return
+			}
+			var want []float64
+			if err := json.Unmarshal([]byte(tt.in), &want); err != nil {
+				t.Fatal(err)
+			}
+			if err != nil || !reflect.DeepEqual(got, want) || q != len(tt.in) {
+				t.Errorf("Floats(%s) = %#v, %d, %v; want %#v", tt.in, got, q, err, want)
+			}
+		})
+	}
+}
+
+func TestRunID(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		ok             bool
+	}{
+		{"as written", `{"study":"s","run_id":"r1","task":"t"}`, "r1", true},
+		{"nested first", `{"harness":{"run_id":"inner"},"run_id":"outer"}`, "outer", true},
+		{"escaped", `{"run_id":"a\u0062"}`, "ab", true},
+		{"missing", `{"task":"t"}`, "", false},
+		{"malformed", `{oops}`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := RunID([]byte(tt.in))
+			if (err == nil) != tt.ok || string(got) != tt.want {
+				t.Errorf("RunID(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLines(t *testing.T) {
+	long := "{" + strings.Repeat("x", 3<<20) + "}" // longer than the read buffer
+	body := "{\"a\":1}\n\n  {\"b\":2}  \r\n" + long + "\n\t\n{\"c\":3}"
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		num  int
+		off  int64
+		data string
+	}
+	var got []line
+	if err := Lines(context.Background(), path, func(num int, off int64, data []byte) error {
+		got = append(got, line{num, off, string(data)})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	longOff := int64(len("{\"a\":1}\n\n  {\"b\":2}  \r\n"))
+	want := []line{{1, 0, `{"a":1}`}, {3, 9, `{"b":2}`}, {4, longOff, long}, {6, longOff + int64(len(long)) + 3, `{"c":3}`}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %d lines, want %d", len(got), len(want))
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Errorf("line %d: num %d off %d len %d, want num %d off %d len %d", i, got[i].num, got[i].off, len(got[i].data), want[i].num, want[i].off, len(want[i].data))
+			}
+		}
+	}
+	if err := Lines(context.Background(), filepath.Join(t.TempDir(), "none.jsonl"), nil); err == nil {
+		t.Error("missing file: no error")
+	}
+}
+
+func TestIndexLatest(t *testing.T) {
+	lines := []string{`{"run_id":"a","v":1}`, `{"run_id":"b","v":1}`, ``, `{"run_id":"a","v":2}`}
+	body := strings.Join(lines, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := IndexLatest(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Lines != 3 || l.Runs() != 2 {
+		t.Errorf("lines %d runs %d, want 3 and 2", l.Lines, l.Runs())
+	}
+	offA1, offB, offA2 := int64(0), int64(len(lines[0])+1), int64(len(lines[0])+len(lines[1])+3)
+	for _, c := range []struct {
+		id   string
+		off  int64
+		want bool
+	}{{"a", offA1, false}, {"b", offB, true}, {"a", offA2, true}, {"c", 0, false}} {
+		if got := l.IsLatest([]byte(c.id), c.off); got != c.want {
+			t.Errorf("IsLatest(%s, %d) = %v, want %v", c.id, c.off, got, c.want)
+		}
+	}
+	if err := os.WriteFile(path, []byte(body+"{oops}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := IndexLatest(context.Background(), path); err == nil || !strings.Contains(err.Error(), "runs.jsonl:5:") {
+		t.Errorf("malformed line: err %v, want one naming runs.jsonl:5", err)
+	}
+}
