@@ -5,6 +5,8 @@ BIN := bin/killchain
 STUDY ?= hcl/smoke.hcl
 OUT ?= runs/smoke
 export TESTCONTAINERS_RYUK_DISABLED ?= true
+COMMIT := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
+LDFLAGS := -X github.com/killchain/killchain/runner.Commit=$(COMMIT)
 
 .DEFAULT_GOAL := help
 
@@ -14,7 +16,7 @@ help: ## show this help
 
 .PHONY: build
 build: ## build bin/killchain
-	$(GO) build -o $(BIN) ./cmd/killchain
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/killchain
 
 .PHONY: deps
 deps: ## install the system packages the tests use (poppler-utils)

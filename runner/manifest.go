@@ -61,8 +61,21 @@ func ReadManifest(dir string) (Manifest, error) {
 	return m, nil
 }
 
+// Commit and Version are set at link time by the Makefile
+// (-ldflags "-X ..."), for builds where Go records no VCS information.
+var (
+	Commit  = ""
+	Version = ""
+)
+
 func buildInfo() (version, commit string) {
 	version, commit = "dev", "unknown"
+	if Version != "" {
+		version = Version
+	}
+	if Commit != "" {
+		commit = Commit
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return
