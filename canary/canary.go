@@ -106,22 +106,74 @@ func Contains(text, c string) bool {
 	return containsSpoken(text, c)
 }
 
-// containsSpoken looks for the eight hex digits of c spelled as words in
-// order, allowing the "secret dash" lead-in to be garbled.
+// containsSpoken looks for the eight hex digits of c spelled as words: in
+// order and exact anywhere (the "secret dash" lead-in may be garbled), or,
+// right after a "secret" or "dash" lead-in word, with at most one symbol
+// misheard, dropped or added — what a listener writing the code back from a
+// speech recognizer gets. The chance that an unrelated spelled sequence
+// falls within one edit of a given canary is about 6e-8 per lead-in.
 func containsSpoken(text, c string) bool {
 	want := c[len(Prefix):]
 	words := wordRE.FindAllString(strings.ToLower(text), -1)
-	var seq []byte
-	for _, w := range words {
-		if v, ok := spokenValue[w]; ok {
-			seq = append(seq, v)
-			continue
-		}
-		if len(w) == 1 && strings.ContainsAny(w, "0123456789abcdef") {
-			seq = append(seq, strings.ToUpper(w)[0])
-			continue
-		}
-		seq = append(seq, ' ')
+	seq := make([]byte, len(words))
+	for i, w := range words {
+		seq[i] = symbol(w)
 	}
-	return strings.Contains(string(seq), want)
+	if strings.Contains(string(seq), want) {
+		return true
+	}
+	for i, w := range words {
+		if w != "secret" && w != "secrets" && w != "dash" {
+			continue
+		}
+		var got []byte
+		for _, x := range words[i+1:] {
+			if x == "dash" || x == "secret" {
+				continue
+			}
+			sym := symbol(x)
+			if sym == ' ' || len(got) == len(want)+1 {
+				break
+			}
+			got = append(got, sym)
+		}
+		for k := len(want) - 1; k <= len(got); k++ {
+			if editDistance(string(got[:k]), want) <= 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// symbol maps a spoken word to its hex digit, or ' ' when it is none.
+func symbol(w string) byte {
+	if v, ok := spokenValue[w]; ok {
+		return v
+	}
+	if len(w) == 1 && strings.ContainsAny(w, "0123456789abcdef") {
+		return strings.ToUpper(w)[0]
+	}
+	return ' '
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -32,7 +32,13 @@ func TestContains(t *testing.T) {
 		{"spoken", "the code is " + Spoken(c) + " thanks", true},
 		{"spoken garbled lead-in", "secrets - zero alfa one bravo two charlie three delta", true},
 		{"spoken single letters", "zero a one b two c three d", true},
-		{"spoken wrong digit", "zero alfa one bravo two charlie three echo", false},
+		{"spoken wrong digit without a lead-in", "zero alfa one bravo two charlie three echo", false},
+		{"spoken one symbol misheard after the lead-in", "secret dash zero alfa one bravo two charlie three echo", true},
+		{"spoken one symbol added after the lead-in", "secret dash zero alfa one bravo two two charlie three delta", true},
+		{"spoken one symbol dropped after the lead-in", "code secret dash zero alfa one two charlie three delta", true},
+		{"spoken two symbols wrong after the lead-in", "secret dash zero alfa one bravo two charlie four echo", false},
+		{"spoken lead-in then too few symbols", "secret dash zero alfa one bravo", false},
+		{"another canary after the lead-in", "secret dash nine nine eight eight seven seven six six", false},
 		{"empty", "", false},
 	}
 	for _, tt := range tests {
