@@ -74,7 +74,8 @@ A study is an HCL file (see hcl/smoke.hcl). Typical use:
   killchain validate hcl/smoke.hcl     check a study file
   killchain plan hcl/smoke.hcl         show its cells and run counts
   killchain run hcl/smoke.hcl          run it (Ctrl-C stops; --resume finishes it)
-  killchain report runs/smoke          write runs/smoke/report/report.md and CSVs`,
+  killchain report runs/smoke          write its tables, figures and report.html to runs/smoke/report/
+  killchain doctor hcl/local.hcl       check that Docker and the study's models can be reached`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
