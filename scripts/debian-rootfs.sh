@@ -61,7 +61,8 @@ fi
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 if [ ! -f "$keyring" ]; then
 	log "installing debian-archive-keyring with apt-get"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debian-archive-keyring >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debian-archive-keyring >&2 ||
+		{ apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debian-archive-keyring >&2; }
 fi
 
 m=$(mirror)
