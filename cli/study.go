@@ -58,11 +58,12 @@ With --cells it lists every cell with its run count.`,
 
 func newReportCmd(g *globals) *cobra.Command {
 	var (
-		importKind string
-		compare    bool
-		inPaper    bool
-		out        string
-		noHTML     bool
+		importKind     string
+		compare        bool
+		inPaper        bool
+		errorsAsErrors bool
+		out            string
+		noHTML         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "report DIR | report --import agentbench FILE [DIR] | report --compare A B",
@@ -84,7 +85,7 @@ our stage definitions. --in-paper keeps only the rows the paper used.
 and the difference) in --output (default A/compare).`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := report.Options{InPaperOnly: inPaper, NoHTML: noHTML, OutDir: out}
+			opts := report.Options{InPaperOnly: inPaper, ErrorsAsErrors: errorsAsErrors, NoHTML: noHTML, OutDir: out}
 			switch {
 			case importKind != "":
 				if len(args) == 1 {
@@ -121,6 +122,7 @@ and the difference) in --output (default A/compare).`,
 	cmd.Flags().StringVar(&importKind, "import", "", `convert another harness's log first: "agentbench"`)
 	cmd.Flags().BoolVar(&compare, "compare", false, "compare two study folders A and B")
 	cmd.Flags().BoolVar(&inPaper, "in-paper", false, "with --import agentbench: keep only the rows the paper used")
+	cmd.Flags().BoolVar(&errorsAsErrors, "errors-as-errors", false, "with --import agentbench: record the harness's failed runs as errors, not as outcomes (its paper counted them as outcomes)")
 	cmd.Flags().StringVar(&out, "output", "", "where the report goes (default DIR/report)")
 	cmd.Flags().BoolVar(&noHTML, "no-html", false, "skip report.html")
 	return cmd

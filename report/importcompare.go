@@ -46,7 +46,7 @@ func Import(ctx context.Context, kind, file, dir string, opts Options) error {
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	n := 0
-	err = agentbench.Read(bufio.NewReader(in), agentbench.Options{InPaperOnly: opts.InPaperOnly}, func(r results.Run) error {
+	err = agentbench.Read(bufio.NewReader(in), agentbench.Options{InPaperOnly: opts.InPaperOnly, ErrorsAsErrors: opts.ErrorsAsErrors}, func(r results.Run) error {
 		if n++; n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
