@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests need when they are missing.
+# Installs the Debian packages the tests use when they are missing:
+# poppler-utils (required: the PDF tests run pdftotext and pdfinfo) and
+# chromium (optional: the HTML report's browser test skips without it).
 set -euo pipefail
 need=()
 command -v pdftotext >/dev/null || need+=(poppler-utils)
-[ ${#need[@]} -eq 0 ] && exit 0
+want=()
+command -v chromium >/dev/null || want+=(chromium)
+[ ${#need[@]} -eq 0 ] && [ ${#want[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
+  [ ${#need[@]} -eq 0 ] && exit 0
   echo "deps: missing ${need[*]}; install them (apt-get install ${need[*]})" >&2
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq "${need[@]}" >/dev/null
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ ${#want[@]} -gt 0 ]; then
+  apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null ||
+    echo "deps: could not install ${want[*]}; the HTML report's browser test will skip" >&2
+fi
