@@ -30,6 +30,7 @@ type Doc struct {
 // Generate renders d as a PDF. The output is deterministic for the same Doc.
 func Generate(d Doc) ([]byte, error) {
 	p := fpdf.New("P", "mm", "A4", "")
+	p.SetCatalogSort(true) // fonts and resources in a fixed order: identical bytes for the same Doc
 	p.SetCreationDate(fixedTime)
 	p.SetModificationDate(fixedTime)
 	p.SetTitle(d.Title, true)
