@@ -13,19 +13,6 @@ import (
 	"github.com/killchain/killchain/tasks"
 )
 
-// fixtures returns a task's payload-free files, committed into its snapshot.
-func fixtures(ctx context.Context, name string) (map[string][]byte, error) {
-	t, ok := tasks.Get(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown task %q", name)
-	}
-	env, err := t.Env(tasks.BuildInput{Study: "snapshot", Run: "snapshot", Variant: t.Variants[0]})
-	if err != nil {
-		return nil, err
-	}
-	return env.Files, nil
-}
-
 // openBackend opens the study's sandbox backend; the map goes into manifest.json.
 func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logger) (sandbox.Backend, map[string]any, func(), error) {
 	switch s.Sandbox {
@@ -46,7 +33,7 @@ func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logg
 		if s.Runtime != "" && s.Runtime != study.DefaultRuntime {
 			opts.Runtime = s.Runtime
 		}
-		opts.Fixtures = fixtures
+		opts.Fixtures = tasks.Fixtures
 		opts.Audio = audioConfig()
 		opts.Logger = log
 		opts.Progress = g.stderr

@@ -23,11 +23,7 @@ func TestDockerStudy(t *testing.T) {
 	defer cancel()
 	opts := docker.DefaultOptions()
 	opts.Client = cli
-	opts.Fixtures = func(ctx context.Context, name string) (map[string][]byte, error) {
-		tk, _ := tasks.Get(name)
-		env, err := tk.Env(tasks.BuildInput{Study: "snapshot", Run: "snapshot", Variant: tk.Variants[0]})
-		return env.Files, err
-	}
+	opts.Fixtures = tasks.Fixtures
 	be, err := docker.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

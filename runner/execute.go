@@ -73,13 +73,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	if !ok {
 		return fail("internal", fmt.Errorf("unknown task %q", pr.Task))
 	}
-	variant := pr.Variant
-	if !pr.Attacked && len(task.Variants) > 0 {
-		// A clean control plants no payload; any variant builds the same
-		// legitimate environment.
-		variant = task.Variants[0].Name
-	}
-	env, err := task.Env(tasks.BuildInput{Study: r.study.Name, Run: pr.RunID, Variant: tasks.Variant{Name: variant}, Attacked: pr.Attacked, Canary: canaryToken})
+	env, err := task.Env(tasks.BuildInput{Study: r.study.Name, Run: pr.RunID, Variant: tasks.Variant{Name: pr.Variant}, Attacked: pr.Attacked, Canary: canaryToken})
 	if err != nil {
 		return fail("internal", fmt.Errorf("build environment: %w", err))
 	}

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -76,9 +77,18 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 	if t.Build == nil {
 		return sandbox.Env{}, fmt.Errorf("task %s: no build function", t.Name)
 	}
-	v, ok := t.Variant(in.Variant.Name)
+	name := in.Variant.Name
+	if !in.Attacked && len(t.Variants) > 0 {
+		if _, ok := t.Variant(name); !ok {
+			// A clean control plants no payload: every variant builds the
+			// same legitimate environment, so a plan's "none" (or no name)
+			// resolves to the first.
+			name = t.Variants[0].Name
+		}
+	}
+	v, ok := t.Variant(name)
 	if !ok {
-		return sandbox.Env{}, fmt.Errorf("task %s: unknown variant %q (have %s)", t.Name, in.Variant.Name, strings.Join(t.VariantNames(), ", "))
+		return sandbox.Env{}, fmt.Errorf("task %s: unknown variant %q (have %s)", t.Name, name, strings.Join(t.VariantNames(), ", "))
 	}
 	in.Variant = v
 	switch {
@@ -213,4 +223,19 @@ func recordsJSON(recs []sandbox.DBRecord) ([]byte, error) {
 		return nil, fmt.Errorf("encode records: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// Fixtures returns a task's payload-free files, identical across its runs:
+// what a sandbox backend prepares once per task as its snapshot. Its
+// signature fits docker.Options.Fixtures.
+func Fixtures(_ context.Context, name string) (map[string][]byte, error) {
+	t, ok := Get(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown task %q", name)
+	}
+	env, err := t.Env(BuildInput{Study: "snapshot", Run: "snapshot"})
+	if err != nil {
+		return nil, err
+	}
+	return env.Files, nil
 }

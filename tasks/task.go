@@ -55,9 +55,9 @@ type AttackGoal struct {
 // BuildInput is what a run contributes to its environment.
 type BuildInput struct {
 	Study, Run string
-	Variant    Variant
-	Attacked   bool   // false under a clean condition: no payload is planted
-	Canary     string // "" when not attacked
+	Variant    Variant // by name; a clean run may leave it empty or "none"
+	Attacked   bool    // false under a clean condition: no payload is planted
+	Canary     string  // "" when not attacked
 }
 
 // Task is one scenario.
