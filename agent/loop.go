@@ -80,7 +80,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	if c.Step == nil {
 		c.Step = new(int)
 	}
-	pos := string(rune('a' + c.Pos))
+	pos := tracker.PosLabel(c.Pos)
 	system := c.System
 	for _, d := range c.Defenses {
 		if s, ok := d.(SystemAdder); ok {
@@ -145,7 +145,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 
 // call handles one tool call and returns the text the model is shown.
 func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(tracker.Channel, string, string) tracker.Obs) (string, bool, error) {
-	pos := string(rune('a' + c.Pos))
+	pos := tracker.PosLabel(c.Pos)
 	step := *c.Step
 	res.ToolCalls++
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindToolCall, Tool: call.Name, CallID: call.ID, Args: call.Arguments})

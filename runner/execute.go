@@ -124,7 +124,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		if err != nil {
 			return fail("internal", err)
 		}
-		tr.Agents = append(tr.Agents, AgentInfo{Position: string(rune('a' + pos)), Role: role.Name, Model: name})
+		tr.Agents = append(tr.Agents, AgentInfo{Position: tracker.PosLabel(pos), Role: role.Name, Model: name})
 		res[pos], err = agent.Run(ctx, agent.Config{
 			Agent: role.Name, Pos: pos, Model: m, System: role.System, Prompt: prompt,
 			Condition: instructions, Level: role.Level, Tools: role.Tools, PayloadTools: task.PayloadTools,

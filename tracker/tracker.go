@@ -99,6 +99,9 @@ type Event struct {
 	Excerpt string `json:"excerpt,omitempty"`
 }
 
+// PosLabel names an agent's position: "a" for the first agent, "b" for the second.
+func PosLabel(pos int) string { return string(rune('a' + pos)) }
+
 // Obs is one observation from the agent loop.
 type Obs struct {
 	Agent   string
@@ -139,7 +142,7 @@ func (t *Tracker) Events() []Event {
 
 func (t *Tracker) emit(o Obs, signal string) {
 	t.events = append(t.events, Event{
-		Study: t.study, RunID: t.run, Agent: o.Agent, Pos: string(rune('a' + o.Pos)), Step: o.Step,
+		Study: t.study, RunID: t.run, Agent: o.Agent, Pos: PosLabel(o.Pos), Step: o.Step,
 		Tool: o.Tool, Channel: string(o.Channel), Signal: signal, Excerpt: excerpt(o.Text, t.canary),
 	})
 }
@@ -247,16 +250,12 @@ func (t *Tracker) Summary() Summary {
 		Noticed: t.noticedThink || t.noticedNarr, BlockedWrites: t.blocked, Contaminated: t.contaminated,
 	}
 	flag := func(st Stage) *bool {
-		if t.canary == "" || !t.mode.Applies(st) {
-			if t.canary == "" && t.mode.Applies(st) {
-				f := false
-				return &f
-			}
+		if !t.mode.Applies(st) {
 			return nil
 		}
-		v := t.reached[st]
-		if v && st > s.Stage {
-			s.Stage = st
+		v := t.canary != "" && t.reached[st]
+		if v {
+			s.Stage = max(s.Stage, st)
 		}
 		return &v
 	}
