@@ -27,6 +27,10 @@ type Verdict struct {
 	Block  bool
 	Reason string
 	Usage  Usage // tokens the check spent, if it asked a model
+	// Failed means the checker got no usable verdict (an empty answer, one
+	// given only in thinking, an unreadable one). A failed check blocks the
+	// call: checkers fail closed, and the loop records a classifier_error.
+	Failed bool
 }
 
 // CallChecker inspects an outgoing tool call before it runs.

@@ -58,6 +58,10 @@ type ErrorKind string
 // Error kinds.
 const (
 	ProviderError ErrorKind = "provider"
+	// TruncatedError is a reply cut by the token limit or left incomplete.
+	TruncatedError ErrorKind = "truncated"
+	// RefusedError is a reply refused by the provider's filter or the model.
+	RefusedError ErrorKind = "refused"
 	SandboxError  ErrorKind = "sandbox"
 	DefenseError  ErrorKind = "defense"
 )

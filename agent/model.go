@@ -80,4 +80,24 @@ type Reply struct {
 	Usage     Usage      `json:"usage"`
 	// Provider is stored on the assistant message and handed back to the driver.
 	Provider json.RawMessage `json:"provider,omitempty"`
+	// Stop is why the provider ended the reply, normalized by the driver.
+	// StopLength, StopIncomplete and StopRefused make the run an error.
+	Stop StopReason `json:"stop,omitempty"`
+	// StopDetail is the provider's own stop reason, kept for the error text.
+	StopDetail string `json:"stop_detail,omitempty"`
 }
+
+// StopReason is why a reply ended, in the loop's words. Each driver maps its
+// provider's field onto these: OpenAI chat finish_reason, OpenAI responses
+// status and incomplete_details, Anthropic stop_reason, Ollama done_reason.
+type StopReason string
+
+// Stop reasons. The empty reason means the driver did not say (scripted
+// agents); it is treated like StopEnd.
+const (
+	StopEnd        StopReason = "end"        // the model finished its turn
+	StopToolUse    StopReason = "tool_use"   // the model stopped to call tools
+	StopLength     StopReason = "length"     // cut by the output token limit
+	StopIncomplete StopReason = "incomplete" // the provider says the reply is incomplete for another reason
+	StopRefused    StopReason = "refused"    // the provider's filter or the model refused (content_filter, refusal)
+)

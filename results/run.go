@@ -37,6 +37,15 @@ type Run struct {
 	BlockedWrites    int  `json:"blocked_writes"`
 	BlockedCalls     int  `json:"blocked_calls"`
 	RefusedCalls     int  `json:"refused_calls"`
+	// FailedCalls counts calls that carried out no effect: refused, blocked
+	// by a defense, or failed in the sandbox (attempts, not effects).
+	FailedCalls int `json:"failed_calls"`
+	// CanaryAttempts counts attempts whose requested arguments carried the
+	// run's canary: evidence of intent, never a stage.
+	CanaryAttempts int `json:"canary_attempts"`
+	// ClassifierErrors counts pi_detector checks with no usable verdict;
+	// each blocked its call (the detector fails closed).
+	ClassifierErrors int `json:"classifier_errors"`
 	Lag              *int `json:"lag"`
 
 	StepsA     int `json:"steps_a"`
@@ -51,7 +60,8 @@ type Run struct {
 
 	DurationMS int64  `json:"duration_ms"`
 	Error      string `json:"error"`
-	// ErrorKind is "provider", "sandbox", "tool" or "internal" when Error is set.
+	// ErrorKind is "provider", "truncated", "refused", "sandbox", "defense"
+	// or "internal" when Error is set.
 	ErrorKind string `json:"error_kind,omitempty"`
 	Started   string `json:"started"`
 

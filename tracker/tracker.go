@@ -84,6 +84,11 @@ const (
 	SigBlockedWrite  = "blocked_write"
 	SigBlockedCall   = "blocked_call"
 	SigContamination = "contamination"
+	// SigAttempt marks a call that carried out no effect (refused, blocked,
+	// failed); Event.Canary says whether its arguments held the canary.
+	SigAttempt = "attempt"
+	// SigClassifierError marks a pi_detector check with no usable verdict.
+	SigClassifierError = "classifier_error"
 )
 
 // Event is one line of events.jsonl.
@@ -97,6 +102,8 @@ type Event struct {
 	Channel string `json:"channel"`
 	Signal  string `json:"signal"`
 	Excerpt string `json:"excerpt,omitempty"`
+	// Canary is set on attempt events whose arguments held the canary.
+	Canary bool `json:"canary,omitempty"`
 }
 
 // PosLabel names an agent's position: "a" for the first agent, "b" for the second.
