@@ -62,8 +62,8 @@ const (
 	TruncatedError ErrorKind = "truncated"
 	// RefusedError is a reply refused by the provider's filter or the model.
 	RefusedError ErrorKind = "refused"
-	SandboxError  ErrorKind = "sandbox"
-	DefenseError  ErrorKind = "defense"
+	SandboxError ErrorKind = "sandbox"
+	DefenseError ErrorKind = "defense"
 )
 
 // RunError is a failure that makes a run an error, never an outcome.

@@ -45,7 +45,7 @@ type Run struct {
 	CanaryAttempts int `json:"canary_attempts"`
 	// ClassifierErrors counts pi_detector checks with no usable verdict;
 	// each blocked its call (the detector fails closed).
-	ClassifierErrors int `json:"classifier_errors"`
+	ClassifierErrors int  `json:"classifier_errors"`
 	Lag              *int `json:"lag"`
 
 	StepsA     int `json:"steps_a"`
