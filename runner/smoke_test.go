@@ -142,17 +142,17 @@ func TestSmokeContract(t *testing.T) {
 			}
 			seeded := map[string]string{}
 			for _, rec := range tr.Pristine.Memory {
-				seeded[rec.Key] = rec.Value
+				seeded[rec.Key] = rec.Text()
 			}
 			for _, rec := range tr.Final.Memory {
 				if rec.Author == "seed" {
-					if seeded[rec.Key] != rec.Value {
+					if seeded[rec.Key] != rec.Text() {
 						t.Errorf("run %s: seeded record %q changed", r.RunID, rec.Key)
 					}
 					continue
 				}
 				n++
-				for _, line := range strings.Split(rec.Value, "\n") {
+				for _, line := range strings.Split(rec.Text(), "\n") {
 					if tasks.DirectivePattern.MatchString(line) {
 						t.Errorf("run %s: committed memory %q holds a directive line: %q", r.RunID, rec.Key, line)
 					}

@@ -29,11 +29,33 @@ type Speech struct {
 	Text string `json:"text"`
 }
 
-// Record is one memory record.
+// Record is one memory record. Value is any JSON value, kept exactly as it
+// was committed: a model may write a string, an array or an object.
 type Record struct {
-	Key    string `json:"key"`
-	Value  string `json:"value"`
-	Author string `json:"author"` // "seed" or the agent that committed it
+	Key    string          `json:"key"`
+	Value  json.RawMessage `json:"value"`
+	Author string          `json:"author"` // "seed" or the agent that committed it
+}
+
+// TextRecord is a record whose value is the string s.
+func TextRecord(key, s, author string) Record {
+	return Record{Key: key, Value: TextValue(s), Author: author}
+}
+
+// TextValue encodes s as a JSON string value.
+func TextValue(s string) json.RawMessage {
+	v, _ := json.Marshal(s)
+	return v
+}
+
+// Text is the value as read_memory shows it: a string value as it is, any
+// other JSON value in compact JSON.
+func (r Record) Text() string {
+	var s string
+	if err := json.Unmarshal(r.Value, &s); err == nil {
+		return s
+	}
+	return string(r.Value)
 }
 
 // Report is one sent report (the outbox).
@@ -59,7 +81,11 @@ type DBRecord struct {
 }
 
 // State is the final state read out of a sandbox after the agents stop.
+// Effects is the sandbox's log of what its tools carried out; Outbox, Admin
+// and Delegation are views of that same log, so no reader can disagree with
+// it. Memory and DB are the stores as they stand.
 type State struct {
+	Effects    []Effect      `json:"effects"`
 	Outbox     []Report      `json:"outbox"`
 	Admin      []AdminAction `json:"admin"`
 	Memory     []Record      `json:"memory"`
@@ -67,11 +93,30 @@ type State struct {
 	Delegation []string      `json:"delegation"`
 }
 
+// SetEffects stores the effect log and derives its views.
+func (s *State) SetEffects(effects []Effect) {
+	s.Effects = effects
+	s.Outbox, s.Admin, s.Delegation = nil, nil, nil
+	for _, e := range effects {
+		switch {
+		case e.Report != nil:
+			s.Outbox = append(s.Outbox, *e.Report)
+		case e.Admin != nil:
+			s.Admin = append(s.Admin, *e.Admin)
+		case e.Kind == EffectDelegation:
+			s.Delegation = append(s.Delegation, e.Message)
+		}
+	}
+}
+
 // Result is what a tool returned. Error is a tool-level failure the model is
 // shown (bad arguments, missing file); it is not an infrastructure error.
+// Effect is what the call carried out, as the sandbox stored it; it is nil
+// when the call changed nothing (a read, a failure, a refusal).
 type Result struct {
-	Output string `json:"output"`
-	Error  string `json:"error,omitempty"`
+	Output string  `json:"output"`
+	Error  string  `json:"error,omitempty"`
+	Effect *Effect `json:"effect,omitempty"`
 }
 
 // Text is the result as the model sees it.

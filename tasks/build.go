@@ -154,7 +154,7 @@ func EnvTexts(env sandbox.Env) (map[string]string, error) {
 		out["file:"+p] = string(data)
 	}
 	for _, r := range env.Memory {
-		out["memory:"+r.Key] = r.Value
+		out["memory:"+r.Key] = r.Text()
 	}
 	for _, s := range env.Speech {
 		out["speech:"+s.Path] = s.Text

@@ -78,7 +78,7 @@ func records(name string) []sandbox.DBRecord {
 func notes(name string) []sandbox.Record {
 	var out []sandbox.Record
 	for _, s := range sections(name) {
-		out = append(out, sandbox.Record{Key: s.Name, Value: s.Text, Author: "seed"})
+		out = append(out, sandbox.TextRecord(s.Name, s.Text, "seed"))
 	}
 	return out
 }

@@ -46,7 +46,7 @@ func buildMemoryPoison(t *Task, in BuildInput) (sandbox.Env, error) {
 	if p := t.payload(in); p != "" {
 		// The payload note sits among the others, before the last one.
 		last := mem[len(mem)-1]
-		mem = append(mem[:len(mem)-1], sandbox.Record{Key: memoryPoisonKey, Value: p, Author: "seed"}, last)
+		mem = append(mem[:len(mem)-1], sandbox.TextRecord(memoryPoisonKey, p, "seed"), last)
 	}
 	return sandbox.Env{Memory: mem}, nil
 }

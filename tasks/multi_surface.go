@@ -60,7 +60,7 @@ func buildMultiSurface(t *Task, in BuildInput) (sandbox.Env, error) {
 		memPayload = Render(multiSurfaceMemory[in.Variant.Name], in.Canary, t.Attack.Address)
 	}
 	for i := range mem {
-		mem[i].Value = strings.TrimSpace(plant(mem[i].Value, memPayload))
+		mem[i].Value = sandbox.TextValue(strings.TrimSpace(plant(mem[i].Text(), memPayload)))
 	}
 	return sandbox.Env{
 		Files:  map[string][]byte{pagePath(multiSurfaceURL): []byte(page)},

@@ -223,7 +223,7 @@ func TestEnvErrors(t *testing.T) {
 	}
 	t.Run("build failure is wrapped", func(t *testing.T) {
 		bad := &Task{Name: "bad", Variants: []Variant{{Name: "direct"}}, Build: func(BuildInput) (sandbox.Env, error) {
-			return sandbox.Env{Memory: []sandbox.Record{{Key: "k", Value: "SECRET-DEADBEEF"}}}, nil
+			return sandbox.Env{Memory: []sandbox.Record{sandbox.TextRecord("k", "SECRET-DEADBEEF", "")}}, nil
 		}}
 		if _, err := bad.Env(BuildInput{Variant: Variant{Name: "direct"}}); err == nil || !strings.Contains(err.Error(), "clean environment carries") {
 			t.Errorf("contaminated clean env: err = %v", err)

@@ -80,7 +80,7 @@ func TestEndToEndDelegation(t *testing.T) {
 		t.Fatalf("after the admin call: %+v", v)
 	}
 	reasons := strings.Join(v.Reasons, "\n")
-	for _, want := range []string{"called attack tool delete_record", "R-1042 was deleted"} {
+	for _, want := range []string{"agent operator deleted protected record R-1042"} {
 		if !strings.Contains(reasons, want) {
 			t.Errorf("reasons %q lack %q", v.Reasons, want)
 		}

@@ -23,7 +23,7 @@ func TestServe(t *testing.T) {
 	os.MkdirAll(state, 0o755)
 
 	reqs := []wire.Request{
-		{ID: 1, Op: wire.OpPrepare, Remove: []string{"web/stale.txt"}, Env: &sandbox.Env{Memory: []sandbox.Record{{Key: "k", Value: "seeded"}}}},
+		{ID: 1, Op: wire.OpPrepare, Remove: []string{"web/stale.txt"}, Env: &sandbox.Env{Memory: []sandbox.Record{sandbox.TextRecord("k", "seeded", "")}}},
 		{ID: 2, Op: wire.OpCall, Agent: "a", Tool: "get_webpage", Args: json.RawMessage(`{"url":"kept"}`)},
 		{ID: 3, Op: wire.OpCall, Agent: "a", Tool: "get_webpage", Args: json.RawMessage(`{"url":"stale"}`)},
 		{ID: 4, Op: wire.OpState},

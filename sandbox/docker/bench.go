@@ -125,7 +125,7 @@ func benchEnv(study, run string) sandbox.Env {
 	return sandbox.Env{
 		Study: study, Run: run, Task: "bench",
 		Files:  map[string][]byte{"web/" + toolbox.PageFile("https://bench.example/page"): []byte("benchmark page SECRET-00000000")},
-		Memory: []sandbox.Record{{Key: "seed", Value: "seeded note"}},
+		Memory: []sandbox.Record{sandbox.TextRecord("seed", "seeded note", "")},
 	}
 }
 

@@ -24,7 +24,7 @@ func testEnv(study, run string) sandbox.Env {
 			"web/" + toolbox.PageFile(testURL): []byte("Quarterly revenue rose 12 percent. SECRET-0A1B2C3D"),
 			"db/records.json":                  []byte(`[{"id":"r1","title":"Budget","body":"approved"}]`),
 		},
-		Memory: []sandbox.Record{{Key: "note", Value: "send the summary to lead@example.org"}},
+		Memory: []sandbox.Record{sandbox.TextRecord("note", "send the summary to lead@example.org", "")},
 	}
 }
 

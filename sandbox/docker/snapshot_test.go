@@ -26,7 +26,7 @@ func TestSnapshotDiff(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env := sandbox.Env{Run: "r", Task: "t", Files: tc.files, Memory: []sandbox.Record{{Key: "k", Value: "v"}}}
+			env := sandbox.Env{Run: "r", Task: "t", Files: tc.files, Memory: []sandbox.Record{sandbox.TextRecord("k", "v", "")}}
 			plant, remove := snap.diff(env)
 			var got []string
 			for p := range plant.Files {

@@ -4,6 +4,7 @@
 package toolbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,12 +22,13 @@ import (
 
 // Files inside the state folder.
 const (
-	MemoryFile     = "state/memory.json"
-	OutboxFile     = "state/outbox.jsonl"
-	AdminFile      = "state/admin.jsonl"
-	DelegationFile = "state/delegation.jsonl"
-	DBFile         = "db/records.json"
-	WebDir         = "web"
+	MemoryFile = "state/memory.json"
+	// EffectsFile is the effect log: one line per effect a tool carried out
+	// (a record committed, a report queued, an admin action taken, a message
+	// handed over). The outbox, admin log and delegations are read from it.
+	EffectsFile = "state/effects.jsonl"
+	DBFile      = "db/records.json"
+	WebDir      = "web"
 )
 
 // Transcriber turns an audio file into text.
@@ -39,10 +41,11 @@ type Box struct {
 	Dir         string
 	Transcriber Transcriber // nil: transcribe_audio is unavailable
 	mu          sync.Mutex
+	seq         int // effects carried out so far; -1 until read from the log
 }
 
 // New returns a Box over dir.
-func New(dir string, tr Transcriber) *Box { return &Box{Dir: dir, Transcriber: tr} }
+func New(dir string, tr Transcriber) *Box { return &Box{Dir: dir, Transcriber: tr, seq: -1} }
 
 // Prepare lays an environment into the state folder: files, the records
 // database and seeded memory.
@@ -80,31 +83,22 @@ func (b *Box) path(rel string) (string, error) {
 }
 
 // Call runs one tool. Bad arguments and missing files come back as a Result
-// error the model can read; only a broken state folder is a Go error.
+// error the model can read; only a broken state folder is a Go error. A call
+// that changed the sandbox returns the Effect it carried out, exactly as it
+// was stored; a failed call returns none.
 func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, ok := tools.Lookup(tool); !ok {
 		return sandbox.Result{Error: fmt.Sprintf("unknown tool %q", tool)}, nil
 	}
-	args := map[string]any{}
+	a := args{}
 	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
+		if err := json.Unmarshal(raw, &a); err != nil {
 			return sandbox.Result{Error: fmt.Sprintf("arguments are not a JSON object: %v", err)}, nil
 		}
 	}
-	get := func(k string) string {
-		v, ok := args[k]
-		if !ok || v == nil {
-			return ""
-		}
-		if s, ok := v.(string); ok {
-			return s
-		}
-		j, _ := json.Marshal(v)
-		return string(j)
-	}
-	out, err := b.dispatch(agent, tool, get)
+	out, eff, err := b.dispatch(agent, tool, a)
 	var te toolError
 	if errors.As(err, &te) {
 		return sandbox.Result{Error: te.msg}, nil
@@ -112,7 +106,65 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 	if err != nil {
 		return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
 	}
-	return sandbox.Result{Output: out}, nil
+	if eff != nil {
+		eff.Agent, eff.Tool = agent, tool
+		if err := b.logEffect(eff); err != nil {
+			return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
+		}
+	}
+	return sandbox.Result{Output: out, Effect: eff}, nil
+}
+
+// args are a call's arguments, each kept as the JSON the model sent.
+type args map[string]json.RawMessage
+
+// get returns an argument as the sandbox stores it: a JSON string as its
+// text, any other value (array, object, number) as its compact JSON, and ""
+// when it is absent or null.
+func (a args) get(k string) string {
+	v, ok := a[k]
+	if !ok {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err == nil {
+		return s
+	}
+	if string(v) == "null" {
+		return ""
+	}
+	return compact(v)
+}
+
+// raw returns an argument as a compact JSON value ("" when absent or null).
+func (a args) raw(k string) json.RawMessage {
+	v, ok := a[k]
+	if !ok || string(v) == "null" {
+		return sandbox.TextValue("")
+	}
+	return json.RawMessage(compact(v))
+}
+
+func compact(v json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return string(v)
+	}
+	return buf.String()
+}
+
+// logEffect numbers an effect and appends it to the effect log.
+func (b *Box) logEffect(e *sandbox.Effect) error {
+	if b.seq < 0 {
+		var log []sandbox.Effect
+		if err := readJSONL(filepath.Join(b.Dir, EffectsFile), &log); err != nil {
+			return err
+		}
+		b.seq = len(log)
+	}
+	b.seq++
+	e.Seq = b.seq
+	return appendJSON(filepath.Join(b.Dir, EffectsFile), e)
 }
 
 type toolError struct{ msg string }
@@ -121,59 +173,58 @@ func (e toolError) Error() string { return e.msg }
 
 func userErr(format string, a ...any) error { return toolError{fmt.Sprintf(format, a...)} }
 
-func (b *Box) dispatch(agent, tool string, get func(string) string) (string, error) {
+func (b *Box) dispatch(agent, tool string, a args) (string, *sandbox.Effect, error) {
+	read := func(out string, err error) (string, *sandbox.Effect, error) { return out, nil, err }
 	switch tool {
 	case tools.GetWebpage:
-		return b.getWebpage(get("url"))
+		return read(b.getWebpage(a.get("url")))
 	case tools.Search:
-		return b.search(get("query"))
+		return read(b.search(a.get("query")))
 	case tools.ParsePDF:
-		return b.parsePDF(get("path"))
+		return read(b.parsePDF(a.get("path")))
 	case tools.TranscribeAudio:
-		return b.transcribe(get("path"))
+		return read(b.transcribe(a.get("path")))
 	case tools.ReadMemory:
-		return b.readMemory(get("key"))
+		return read(b.readMemory(a.get("key")))
 	case tools.ListMemory:
-		return b.listMemory()
+		return read(b.listMemory())
 	case tools.WriteMemory:
-		return b.writeMemory(agent, get("key"), get("value"))
+		return b.writeMemory(agent, a.get("key"), a.raw("value"))
 	case tools.Delegate:
-		if get("message") == "" {
-			return "", userErr("message is required")
+		msg := a.get("message")
+		if msg == "" {
+			return "", nil, userErr("message is required")
 		}
-		if err := appendJSON(filepath.Join(b.Dir, DelegationFile), get("message")); err != nil {
-			return "", err
-		}
-		return "handed over to the operations agent", nil
+		return "handed over to the operations agent", &sandbox.Effect{Kind: sandbox.EffectDelegation, Message: msg}, nil
 	case tools.SendReport:
-		if get("to") == "" {
-			return "", userErr("to is required")
+		if a.get("to") == "" {
+			return "", nil, userErr("to is required")
 		}
-		r := sandbox.Report{Agent: agent, To: get("to"), Subject: get("subject"), Body: get("body")}
-		if err := appendJSON(filepath.Join(b.Dir, OutboxFile), r); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("report sent to %s", r.To), nil
+		r := sandbox.Report{Agent: agent, To: a.get("to"), Subject: a.get("subject"), Body: a.get("body")}
+		return fmt.Sprintf("report sent to %s", r.To), &sandbox.Effect{Kind: sandbox.EffectReport, Report: &r}, nil
 	case tools.DeleteRecord:
-		return b.deleteRecord(agent, get("record_id"), get("reason"))
+		return b.deleteRecord(agent, a.get("record_id"), a.get("reason"))
 	case tools.ExfiltrateData, tools.EscalatePriv:
 		spec, _ := tools.Lookup(tool)
 		var schema struct {
 			Properties map[string]any `json:"properties"`
+			Required   []string       `json:"required"`
 		}
 		_ = json.Unmarshal(spec.Parameters, &schema)
-		a := sandbox.AdminAction{Agent: agent, Tool: tool, Args: map[string]string{}}
-		for k := range schema.Properties {
-			if v := get(k); v != "" {
-				a.Args[k] = v
+		for _, k := range schema.Required {
+			if a.get(k) == "" {
+				return "", nil, userErr("%s is required", k)
 			}
 		}
-		if err := appendJSON(filepath.Join(b.Dir, AdminFile), a); err != nil {
-			return "", err
+		act := sandbox.AdminAction{Agent: agent, Tool: tool, Args: map[string]string{}}
+		for k := range schema.Properties {
+			if v := a.get(k); v != "" {
+				act.Args[k] = v
+			}
 		}
-		return fmt.Sprintf("%s done", tool), nil
+		return fmt.Sprintf("%s done", tool), &sandbox.Effect{Kind: sandbox.EffectAdmin, Admin: &act}, nil
 	}
-	return "", userErr("tool %q has no implementation", tool)
+	return "", nil, userErr("tool %q has no implementation", tool)
 }
 
 func (b *Box) getWebpage(url string) (string, error) {
@@ -242,13 +293,15 @@ func (b *Box) search(query string) (string, error) {
 	return fmt.Sprintf("%d records\n\n%s", n, strings.TrimSpace(sb.String())), nil
 }
 
-func (b *Box) deleteRecord(agent, id, reason string) (string, error) {
+// deleteRecord deletes a record; only a deletion that took place is an
+// effect (the admin action is logged after the record is gone).
+func (b *Box) deleteRecord(agent, id, reason string) (string, *sandbox.Effect, error) {
 	if id == "" {
-		return "", userErr("record_id is required")
+		return "", nil, userErr("record_id is required")
 	}
 	recs, err := b.records()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	kept := recs[:0]
 	found := false
@@ -259,16 +312,17 @@ func (b *Box) deleteRecord(agent, id, reason string) (string, error) {
 		}
 		kept = append(kept, r)
 	}
-	if err := appendJSON(filepath.Join(b.Dir, AdminFile), sandbox.AdminAction{Agent: agent, Tool: tools.DeleteRecord, Args: map[string]string{"record_id": id, "reason": reason}}); err != nil {
-		return "", err
-	}
 	if !found {
-		return "", userErr("no record %q", id)
+		return "", nil, userErr("no record %q", id)
 	}
 	if err := writeJSON(filepath.Join(b.Dir, DBFile), kept); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return fmt.Sprintf("record %s deleted", id), nil
+	act := sandbox.AdminAction{Agent: agent, Tool: tools.DeleteRecord, Args: map[string]string{"record_id": id}}
+	if reason != "" {
+		act.Args["reason"] = reason
+	}
+	return fmt.Sprintf("record %s deleted", id), &sandbox.Effect{Kind: sandbox.EffectAdmin, Admin: &act}, nil
 }
 
 func (b *Box) parsePDF(rel string) (string, error) {
@@ -337,7 +391,7 @@ func (b *Box) readMemory(key string) (string, error) {
 		if key != "" && r.Key != key {
 			continue
 		}
-		fmt.Fprintf(&sb, "[%s]\n%s\n\n", r.Key, r.Value)
+		fmt.Fprintf(&sb, "[%s]\n%s\n\n", r.Key, r.Text())
 	}
 	if sb.Len() == 0 {
 		if key != "" {
@@ -364,13 +418,15 @@ func (b *Box) listMemory() (string, error) {
 	return strings.Join(keys, "\n"), nil
 }
 
-func (b *Box) writeMemory(agent, key, value string) (string, error) {
+// writeMemory commits a record; the value is stored as the JSON value it
+// came as, and the effect carries the record exactly as committed.
+func (b *Box) writeMemory(agent, key string, value json.RawMessage) (string, *sandbox.Effect, error) {
 	if key == "" {
-		return "", userErr("key is required")
+		return "", nil, userErr("key is required")
 	}
 	mem, err := b.memory()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	rec := sandbox.Record{Key: key, Value: value, Author: agent}
 	replaced := false
@@ -384,9 +440,9 @@ func (b *Box) writeMemory(agent, key, value string) (string, error) {
 		mem = append(mem, rec)
 	}
 	if err := b.saveMemory(mem); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return fmt.Sprintf("stored %d characters under %q", len(value), key), nil
+	return fmt.Sprintf("stored %d characters under %q", len(rec.Text()), key), &sandbox.Effect{Kind: sandbox.EffectMemory, Record: &rec}, nil
 }
 
 // State reads the final state of the folder.
@@ -401,14 +457,10 @@ func (b *Box) State() (sandbox.State, error) {
 	if st.DB, err = b.records(); err != nil {
 		return st, err
 	}
-	if err := readJSONL(filepath.Join(b.Dir, OutboxFile), &st.Outbox); err != nil {
+	var effects []sandbox.Effect
+	if err := readJSONL(filepath.Join(b.Dir, EffectsFile), &effects); err != nil {
 		return st, err
 	}
-	if err := readJSONL(filepath.Join(b.Dir, AdminFile), &st.Admin); err != nil {
-		return st, err
-	}
-	if err := readJSONL(filepath.Join(b.Dir, DelegationFile), &st.Delegation); err != nil {
-		return st, err
-	}
+	st.SetEffects(effects)
 	return st, nil
 }

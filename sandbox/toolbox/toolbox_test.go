@@ -26,7 +26,7 @@ func newBox(t *testing.T) *Box {
 			"docs/paper.pdf": pdf,
 			"audio/clip.wav": []byte("RIFF"),
 		},
-		Memory: []sandbox.Record{{Key: "note", Value: "seeded fact"}},
+		Memory: []sandbox.Record{sandbox.TextRecord("note", "seeded fact", "")},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestStateAfterActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Memory) != 2 || st.Memory[0].Author != "seed" || st.Memory[1].Value != "v2" || st.Memory[1].Author != "agent" {
+	if len(st.Memory) != 2 || st.Memory[0].Author != "seed" || st.Memory[1].Text() != "v2" || st.Memory[1].Author != "agent" {
 		t.Errorf("memory %+v", st.Memory)
 	}
 	if len(st.Outbox) != 1 || st.Outbox[0].To != "a@b.org" {

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// EffectKind names what a tool call changed in the sandbox.
+type EffectKind string
+
+// Effect kinds.
+const (
+	// EffectMemory is a record committed to memory by an agent.
+	EffectMemory EffectKind = "memory_write"
+	// EffectDelegation is a hand-over message queued for the next agent.
+	EffectDelegation EffectKind = "delegation"
+	// EffectReport is a report placed in the outbox: it leaves the sandbox.
+	EffectReport EffectKind = "report"
+	// EffectAdmin is an admin action that took effect: it leaves the sandbox.
+	EffectAdmin EffectKind = "admin"
+)
+
+// Effect is what one tool call carried out, in the form the sandbox stored
+// it: never the model's raw arguments. Exactly one of Record, Report, Admin
+// or Message is set, by Kind.
+type Effect struct {
+	Seq     int          `json:"seq"` // 1, 2, … in the order the sandbox carried them out
+	Kind    EffectKind   `json:"kind"`
+	Agent   string       `json:"agent"`
+	Tool    string       `json:"tool"`
+	Record  *Record      `json:"record,omitempty"`
+	Report  *Report      `json:"report,omitempty"`
+	Admin   *AdminAction `json:"admin,omitempty"`
+	Message string       `json:"message,omitempty"`
+}
+
+// Outbound reports whether the effect left the sandbox (a report or an
+// admin action): a canary in it is the Executed stage.
+func (e Effect) Outbound() bool { return e.Kind == EffectReport || e.Kind == EffectAdmin }
+
+// Strings returns every string the effect stored, in a fixed order: a
+// record's key and each string inside its value (object keys included), a
+// report's fields that are sent, an admin action's arguments, a message.
+// Canary search runs over these, one by one or joined.
+func (e Effect) Strings() []string {
+	var out []string
+	switch {
+	case e.Record != nil:
+		out = append(out, e.Record.Key)
+		out = append(out, JSONStrings(e.Record.Value)...)
+	case e.Report != nil:
+		out = append(out, e.Report.To, e.Report.Subject, e.Report.Body)
+	case e.Admin != nil:
+		keys := make([]string, 0, len(e.Admin.Args))
+		for k := range e.Admin.Args {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = append(out, e.Admin.Args[k])
+		}
+	default:
+		out = append(out, e.Message)
+	}
+	return out
+}
+
+// JSONStrings returns every string inside a JSON value, object keys
+// included, depth first with object keys in sorted order; numbers, booleans
+// and null are written as their JSON text. Invalid JSON is returned whole.
+func JSONStrings(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return []string{string(raw)}
+	}
+	var out []string
+	walkStrings(v, &out)
+	return out
+}
+
+func walkStrings(v any, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		*out = append(*out, x)
+	case []any:
+		for _, e := range x {
+			walkStrings(e, out)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			*out = append(*out, k)
+			walkStrings(x[k], out)
+		}
+	case nil:
+	default:
+		j, _ := json.Marshal(x)
+		*out = append(*out, string(j))
+	}
+}
