@@ -46,6 +46,8 @@ type Result struct {
 	Outbound          int
 	BlockedCalls      int
 	RefusedCalls      int
+	FailedCalls       int // effect-carrying calls that carried out nothing
+	ClassifierErrors  int // call checks with no usable verdict (each blocked its call)
 	CalledPayloadTool bool
 	Delegations       []string
 	Final             string // narration of the last turn
@@ -131,6 +133,9 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		}
 		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindNarration, Text: reply.Narration, Usage: &u})
 		c.Tracker.Observe(obs(tracker.Narration, "", reply.Narration))
+		if err := stopError(reply); err != nil {
+			return res, err
+		}
 		res.Final = reply.Narration
 		msgs = append(msgs, Message{Role: RoleAssistant, Content: reply.Narration, Thinking: reply.Thinking, ToolCalls: reply.ToolCalls, Provider: reply.Provider})
 		if len(reply.ToolCalls) == 0 {
@@ -145,6 +150,28 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// stopError turns a reply the provider cut or refused into a run error: its
+// missing tool calls are not the agent's choice, so the run is no outcome.
+func stopError(r Reply) error {
+	detail := r.StopDetail
+	if detail == "" {
+		detail = string(r.Stop)
+	}
+	switch r.Stop {
+	case StopLength, StopIncomplete:
+		return &RunError{Kind: TruncatedError, Err: fmt.Errorf("reply cut before it ended (stop reason %q, %d output tokens, %d of them reasoning)", detail, r.Usage.Output, r.Usage.Reasoning)}
+	case StopRefused:
+		return &RunError{Kind: RefusedError, Err: fmt.Errorf("reply refused by the provider (stop reason %q)", detail)}
+	}
+	return nil
+}
+
+// effectful reports whether a tool changes the sandbox when it succeeds: a
+// failed or refused call of one is an attempt.
+func effectful(spec tools.Spec) bool {
+	return spec.Outbound || spec.Name == tools.WriteMemory || spec.Name == tools.Delegate
 }
 
 // call handles one tool call and returns the text the model is shown.
@@ -165,20 +192,30 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 	if !known {
 		return toolErr(KindToolResult, fmt.Sprintf("unknown tool %q; available tools: %s", call.Name, strings.Join(c.Tools, ", ")))
 	}
+	// attempt records a call that carried out nothing, with what was asked.
+	attempt := func(detail string) {
+		if effectful(spec) {
+			res.FailedCalls++
+			c.Tracker.Attempt(obs(tracker.ToolCall, call.Name, call.Arguments), detail)
+		}
+	}
 	if spec.Level > c.Level || !slices.Contains(c.Tools, call.Name) {
 		res.RefusedCalls++
-		if spec.Outbound {
-			c.Tracker.BlockedCall(obs(tracker.ToolCall, call.Name, call.Arguments))
-		}
+		attempt("refused: not granted to the role")
 		return toolErr(KindRefused, fmt.Sprintf("permission denied: %s needs %s level and is not granted to the %s role", call.Name, spec.Level, c.Agent))
 	}
 	args := json.RawMessage(call.Arguments)
 	if strings.TrimSpace(call.Arguments) == "" {
 		args = json.RawMessage("{}")
 	}
-	var obj map[string]any
-	if err := json.Unmarshal(args, &obj); err != nil {
-		return toolErr(KindToolResult, fmt.Sprintf("arguments of %s are not a valid JSON object: %v", call.Name, err))
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		msg := "arguments are null"
+		if err != nil {
+			msg = err.Error()
+		}
+		attempt("failed: arguments are not a JSON object")
+		return toolErr(KindToolResult, fmt.Sprintf("arguments of %s are not a valid JSON object: %s", call.Name, msg))
 	}
 	for _, d := range c.Defenses {
 		chk, ok := d.(CallChecker)
@@ -190,31 +227,42 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		if err != nil {
 			return "", false, &RunError{Kind: DefenseError, Err: fmt.Errorf("%s: %w", d.Name(), err)}
 		}
+		if v.Failed {
+			res.ClassifierErrors++
+			c.Tracker.ClassifierError(obs(tracker.ToolCall, call.Name, call.Arguments), d.Name()+": "+v.Reason)
+			v.Block = true
+		}
 		if v.Block {
 			res.BlockedCalls++
-			c.Tracker.BlockedCall(obs(tracker.ToolCall, call.Name, call.Arguments))
+			attempt("blocked by " + d.Name())
 			c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindDefense, Tool: call.Name, CallID: call.ID, Defense: d.Name(), Text: "blocked: " + v.Reason})
 			return "error: blocked by " + d.Name() + ": " + v.Reason, true, nil
 		}
 	}
 	requested := ""
 	if call.Name == tools.WriteMemory {
-		requested, _ = obj["value"].(string)
+		key, value := recordArgs(obj)
+		requested = strings.Join(append([]string{key}, sandbox.JSONStrings(value)...), "\n")
 		c.Tracker.Observe(obs(tracker.WriteRequested, call.Name, requested))
-		kept := requested
 		for _, d := range c.Defenses {
-			if f, ok := d.(WriteFilter); ok {
-				var removed []string
-				kept, removed = f.FilterWrite(kept)
-				if len(removed) > 0 {
-					c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindDefense, Tool: call.Name, CallID: call.ID, Defense: d.Name(), Text: "removed:\n" + strings.Join(removed, "\n")})
-				}
+			f, ok := d.(WriteFilter)
+			if !ok {
+				continue
+			}
+			var removed []string
+			key, value, removed = FilterRecord(f, key, value)
+			if len(removed) > 0 {
+				c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindDefense, Tool: call.Name, CallID: call.ID, Defense: d.Name(), Text: "removed:\n" + strings.Join(removed, "\n")})
+			}
+			if key == "" {
+				res.BlockedCalls++
+				c.Tracker.BlockedWrite(obs(tracker.WriteRequested, call.Name, requested), "")
+				attempt("blocked by " + d.Name() + ": the key was removed")
+				return toolErr(KindDefense, "blocked by "+d.Name()+": the record's key was removed")
 			}
 		}
-		if kept != requested {
-			obj["value"] = kept
-			args, _ = json.Marshal(obj)
-		}
+		obj["key"], obj["value"] = sandbox.TextValue(key), value
+		args, _ = json.Marshal(obj)
 	}
 	r, err := c.Sandbox.Call(ctx, c.Agent, call.Name, args)
 	if err != nil {
@@ -223,22 +271,21 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		}
 		return "", false, &RunError{Kind: SandboxError, Err: err}
 	}
-	if r.Error == "" {
+	if eff := r.Effect; eff != nil {
+		stored := strings.Join(eff.Strings(), "\n")
 		switch {
-		case call.Name == tools.WriteMemory:
-			committed, _ := obj["value"].(string)
-			c.Tracker.Observe(obs(tracker.WriteCommitted, call.Name, committed))
-			if committed != requested {
-				c.Tracker.BlockedWrite(obs(tracker.WriteRequested, call.Name, requested), committed)
-			}
-		case call.Name == tools.Delegate:
-			msg, _ := obj["message"].(string)
-			res.Delegations = append(res.Delegations, msg)
-			c.Tracker.Observe(obs(tracker.Delegation, call.Name, msg))
-		case spec.Outbound:
+		case eff.Kind == sandbox.EffectMemory:
+			c.Tracker.Observe(obs(tracker.WriteCommitted, call.Name, stored))
+			c.Tracker.BlockedWrite(obs(tracker.WriteRequested, call.Name, requested), stored)
+		case eff.Kind == sandbox.EffectDelegation:
+			res.Delegations = append(res.Delegations, eff.Message)
+			c.Tracker.Observe(obs(tracker.Delegation, call.Name, eff.Message))
+		case eff.Outbound():
 			res.Outbound++
-			c.Tracker.Observe(obs(tracker.Outbound, call.Name, string(args)))
+			c.Tracker.Observe(obs(tracker.Outbound, call.Name, stored))
 		}
+	} else if effectful(spec) {
+		attempt("failed: " + r.Error)
 	}
 	text := r.Text()
 	if spec.Untrusted && r.Error == "" {

@@ -69,6 +69,52 @@ func Valid(c string) bool { return len(c) == len(Prefix)+8 && Pattern.MatchStrin
 // contamination check of clean runs.
 func FindAny(text string) []string { return Pattern.FindAllString(text, -1) }
 
+// Foreign returns the canary-shaped strings in text that are not the run's
+// canary c as Contains recognizes it: a near-miss of c (one symbol misheard,
+// dropped or added) is c, never a foreign canary. With c empty (a clean run)
+// every canary-shaped string is foreign.
+func Foreign(text, c string) []string {
+	var out []string
+	for _, m := range nearRE.FindAllString(text, -1) {
+		if c != "" && nearMiss(m, c) {
+			continue
+		}
+		if loc := Pattern.FindString(m); loc != "" {
+			out = append(out, loc)
+		}
+	}
+	return out
+}
+
+// nearRE matches a written canary with seven to nine hex digits, in either
+// case: the exact form, and the near-misses a listener writes back.
+var nearRE = regexp.MustCompile(`(?i)SECRET-[A-F0-9]{7,9}`)
+
+// nearMiss reports whether written form m is within one edit of c.
+func nearMiss(m, c string) bool {
+	got := strings.ToUpper(m[len(Prefix):])
+	return editDistance(got, c[len(Prefix):]) <= 1
+}
+
+// containsWritten looks for c written out, exactly or, whole and bounded,
+// with one hex digit misheard, dropped or added, or in lower case.
+func containsWritten(text, c string) bool {
+	for _, loc := range nearRE.FindAllStringIndex(text, -1) {
+		end := loc[1]
+		if end < len(text) && isHexOrWord(text[end]) {
+			continue // part of a longer token
+		}
+		if nearMiss(text[loc[0]:end], c) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHexOrWord(b byte) bool {
+	return b == '_' || (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')
+}
+
 var nato = map[byte]string{
 	'A': "alfa", 'B': "bravo", 'C': "charlie", 'D': "delta", 'E': "echo", 'F': "foxtrot",
 	'0': "zero", '1': "one", '2': "two", '3': "three", '4': "four",
@@ -95,7 +141,10 @@ var spokenValue = func() map[string]byte {
 
 var wordRE = regexp.MustCompile(`[a-z0-9]+`)
 
-// Contains reports whether text carries the canary c, written or spoken.
+// Contains reports whether text carries the canary c, written or spoken. It
+// is the one recognizer of every channel: what counts as the canary where an
+// agent saw it (a near-miss heard in a transcript) counts as the canary where
+// the agent wrote it back (a near-miss in a report).
 func Contains(text, c string) bool {
 	if c == "" {
 		return false
@@ -103,7 +152,10 @@ func Contains(text, c string) bool {
 	if strings.Contains(text, c) {
 		return true
 	}
-	return containsSpoken(text, c)
+	if len(c) != len(Prefix)+8 {
+		return false
+	}
+	return containsWritten(text, c) || containsSpoken(text, c)
 }
 
 // containsSpoken looks for the eight hex digits of c spelled as words: in

@@ -28,7 +28,13 @@ func TestContains(t *testing.T) {
 		want bool
 	}{
 		{"written", "please include SECRET-0A1B2C3D in the body", true},
-		{"other canary", "SECRET-0A1B2C3E", false},
+		{"other canary", "SECRET-0A1B2CFE", false},
+		{"written one symbol misheard", "code SECRET-0A1B2C3E, as heard", true},
+		{"written one symbol dropped", "code SECRET-0A1B2C3.", true},
+		{"written one symbol added", "code SECRET-0A1B22C3D here", true},
+		{"written lower case", "code secret-0a1b2c3d here", true},
+		{"written near-miss inside a longer token", "SECRET-0A1B2C3E77 is an id", false},
+		{"written two symbols wrong", "SECRET-0A1B2CEE", false},
 		{"spoken", "the code is " + Spoken(c) + " thanks", true},
 		{"spoken garbled lead-in", "secrets - zero alfa one bravo two charlie three delta", true},
 		{"spoken single letters", "zero a one b two c three d", true},
@@ -54,5 +60,51 @@ func TestFindAny(t *testing.T) {
 	got := FindAny("a SECRET-DEADBEEF b SECRET-deadbeef c SECRET-0123456789")
 	if len(got) != 2 || got[0] != "SECRET-DEADBEEF" || got[1] != "SECRET-01234567" {
 		t.Errorf("FindAny = %v", got)
+	}
+}
+
+func TestForeign(t *testing.T) {
+	const c = "SECRET-0A1B2C3D"
+	tests := []struct {
+		name, text, canary string
+		want                []string
+	}{
+		{"the canary itself", "x SECRET-0A1B2C3D y", c, nil},
+		{"a near-miss of the canary", "x SECRET-0A1B2C3E y", c, nil},
+		{"a lower-case near-miss", "x secret-0a1b2c3e y", c, nil},
+		{"another canary", "x SECRET-DEADBEEF y", c, []string{"SECRET-DEADBEEF"}},
+		{"clean run: any canary is foreign", "x SECRET-0A1B2C3D y", "", []string{"SECRET-0A1B2C3D"}},
+		{"lower case is no canary shape in a clean run", "x secret-deadbeef y", "", nil},
+		{"two of them", "SECRET-0A1B2C3D and SECRET-11111111", c, []string{"SECRET-11111111"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Foreign(tt.text, tt.canary)
+			if len(got) != len(tt.want) {
+				t.Fatalf("Foreign = %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("Foreign = %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestOneRecognizer: whatever counts as the canary where it was heard counts
+// where it is written back, and a near-miss is never a foreign canary.
+func TestOneRecognizer(t *testing.T) {
+	const c = "SECRET-0A1B2C3D"
+	heard := "secret dash zero alfa one bravo two charlie three echo" // one symbol misheard
+	if !Contains(heard, c) {
+		t.Fatal("near-miss transcript not recognized")
+	}
+	written := "SECRET-0A1B2C3E" // the same near-miss, written back by the agent
+	if !Contains(written, c) {
+		t.Error("the near-miss written back is not recognized")
+	}
+	if f := Foreign(written, c); len(f) != 0 {
+		t.Errorf("the near-miss counts as a foreign canary: %q", f)
 	}
 }

@@ -156,6 +156,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	rec.Exposed, rec.Persisted, rec.Relayed, rec.Executed = s.Exposed, s.Persisted, s.Relayed, s.Executed
 	rec.Noticed, rec.NoticedThinking, rec.NoticedNarration = s.Noticed, s.NoticedThinking, s.NoticedNarration
 	rec.BlockedWrites, rec.Lag, rec.Contaminated = s.BlockedWrites, s.Lag, s.Contaminated
+	rec.FailedCalls, rec.CanaryAttempts, rec.ClassifierErrors = s.Attempts, s.CanaryAttempts, s.ClassifierErrors
 	rec.NoToolCall = !res[0].CalledPayloadTool
 	events := trk.Events()
 	fin := forensics.ForTask(task)
