@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
+	"strconv"
 )
 
 // EffectKind names what a tool call changed in the sandbox.
@@ -66,42 +68,33 @@ func (e Effect) Strings() []string {
 }
 
 // JSONStrings returns every string inside a JSON value, object keys
-// included, depth first with object keys in sorted order; numbers, booleans
-// and null are written as their JSON text. Invalid JSON is returned whole.
+// included, in the order they stand in the stored document (the order
+// read_memory shows them); numbers, booleans and null are their JSON text.
+// Invalid JSON is returned whole.
 func JSONStrings(raw json.RawMessage) []string {
 	if len(raw) == 0 {
 		return nil
 	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if !json.Valid(raw) {
 		return []string{string(raw)}
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var out []string
-	walkStrings(v, &out)
-	return out
-}
-
-func walkStrings(v any, out *[]string) {
-	switch x := v.(type) {
-	case string:
-		*out = append(*out, x)
-	case []any:
-		for _, e := range x {
-			walkStrings(e, out)
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
 		}
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		switch v := tok.(type) {
+		case string:
+			out = append(out, v)
+		case json.Number:
+			out = append(out, v.String())
+		case bool:
+			out = append(out, strconv.FormatBool(v))
+		case nil:
+			out = append(out, "null")
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			*out = append(*out, k)
-			walkStrings(x[k], out)
-		}
-	case nil:
-	default:
-		j, _ := json.Marshal(x)
-		*out = append(*out, string(j))
 	}
 }

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 )
 
+// writeJSON replaces p with v in compact JSON: a record's value is stored
+// byte for byte as it was committed.
 func writeJSON(p string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
