@@ -158,7 +158,8 @@ func surfaceFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, b
 	w := clampLen(vg.Points(80*float64(len(m.cols))+160), 4*vg.Inch, 16*vg.Inch)
 	h := clampLen(vg.Points(34*float64(len(rows))+90), 2.5*vg.Inch, 30*vg.Inch)
 	return rendered(FigSurface, "ASR by model and surface",
-		"Executed over "+scope+", per model (or cross-model pair) and surface; each cell shows k/n.", p, w, h)
+		asrAllLabel+": Executed over "+scope+", per model (or cross-model pair) and surface; each cell "+
+			"shows k/n. The tables give the ASR over runs that called the payload tool too.", p, w, h)
 }
 
 // pairFigure is the writer × reader matrix of the relay tasks.
@@ -222,7 +223,7 @@ func tradeoffFigure(a *Aggregator, z float64) (Figure, bool, error) {
 	if len(labels) == 0 {
 		return Figure{}, false, nil
 	}
-	p := newPlot("Task success vs ASR", "task success on clean controls", "ASR (Executed)")
+	p := newPlot("Task success vs ASR", "task success on clean controls", asrAllLabel)
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
 		return Figure{}, false, fmt.Errorf("tradeoff figure: %w", err)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/killchain/killchain/results"
 )
 
 // paperLog is the original harness's released log.
@@ -97,6 +99,10 @@ func TestCompare(t *testing.T) {
 		if row["delta_pp"] != "0.0" {
 			t.Errorf("self-comparison delta %q", row["delta_pp"])
 		}
+		if row["a_called_n"] != row["b_called_n"] || row["a_called_executed_k"] != row["b_called_executed_k"] ||
+			(row["delta_called_pp"] != "0.0" && row["a_called_n"] != "0") {
+			t.Errorf("self-comparison of the called denominator differs: %v", row)
+		}
 	}
 	if err := Compare(a, b, out, Options{}); err != nil {
 		t.Fatal(err)
@@ -118,5 +124,41 @@ func TestCompare(t *testing.T) {
 	}
 	if compliant == nil || compliant["a_executed_k"] != "54" || compliant["a_attacked_n"] != "63" || compliant["b_attacked_n"] != "0" {
 		t.Errorf("compliant (only in A) = %v", compliant)
+	}
+}
+
+// TestCompareCalledDenominator compares knownRuns with itself less the
+// executed runs of m1: both denominators and their deltas follow.
+func TestCompareCalledDenominator(t *testing.T) {
+	runs := knownRuns()
+	var fewer []results.Run
+	for _, r := range runs {
+		if r.ModelA == "m1" && results.Is(r.Executed) && r.Error == "" {
+			continue
+		}
+		fewer = append(fewer, r)
+	}
+	out := t.TempDir()
+	if err := Compare(writeRuns(t, runs), writeRuns(t, fewer), out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	row := find(t, readCSV(t, filepath.Join(out, "compare.csv")), map[string]string{"model": "m1"})
+	for k, v := range map[string]string{
+		"a_executed_k": "4", "a_attacked_n": "9", "a_called_executed_k": "4", "a_called_n": "7",
+		"b_executed_k": "0", "b_attacked_n": "5", "b_called_executed_k": "0", "b_called_n": "3",
+		"delta_pp": "-44.4", "delta_called_pp": "-57.1",
+	} {
+		if row[k] != v {
+			t.Errorf("%s = %q, want %q", k, row[k], v)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "compare.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"A: " + asrAllLabel, "B: " + asrCalledLabel, "Δ called (pp)"} {
+		if !strings.Contains(string(md), h) {
+			t.Errorf("compare.md lacks %q", h)
+		}
 	}
 }

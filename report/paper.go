@@ -64,8 +64,9 @@ func modelTables(a *Aggregator, v view) (csvT, mdT Table) {
 	csvT.Header = []string{"model", "defense", "attacked_n", "executed_k", "asr", "asr_lo", "asr_hi",
 		"attack_goal_k", "no_tool_call", "clean_n", "task_success_k", "task_success", "task_success_lo",
 		"task_success_hi", "errors"}
-	mdT.Header = []string{"model", "defense", "attacked n", "ASR (Executed)", "attack goal",
-		"task success (clean)", "no tool call", "errors"}
+	csvT.Header = append(csvT.Header, calledCSVHeader...)
+	mdT.Header = []string{"model", "defense", "attacked n", asrAllLabel, "no tool call", asrCalledLabel,
+		"attack goal", "task success (clean)", "errors"}
 	seen := make(map[Cell]bool)
 	for _, k := range keys {
 		row := Cell{ModelA: k.ModelA, Defense: k.Defense}
@@ -80,7 +81,7 @@ func modelTables(a *Aggregator, v view) (csvT, mdT Table) {
 		if c := counts[row]; c != nil {
 			cl = c
 		}
-		asr := Rate{K: at.Executed.K, N: at.Runs}
+		asr, called := at.ASR(), at.CalledASR()
 		ts := Rate{K: cl.TaskSuccess, N: cl.Runs}
 		r := []string{k.ModelA, k.Defense, itoa(at.Runs)}
 		r = append(r, csvRate(asr, v.z)[:1]...)
@@ -89,9 +90,10 @@ func modelTables(a *Aggregator, v view) (csvT, mdT Table) {
 		r = append(r, csvRate(ts, v.z)[:1]...)
 		r = append(r, csvRate(ts, v.z)[2:]...)
 		r = append(r, itoa(at.Errors+cl.Errors))
+		r = append(r, csvRate(called, v.z)...)
 		csvT.add(r...)
-		mdT.add(k.ModelA, k.Defense, itoa(at.Runs), knCI(asr.K, asr.N, v.z), knCI(at.AttackGoal, at.Runs, v.z),
-			knCI(ts.K, ts.N, v.z), itoa(at.NoToolCall), itoa(at.Errors+cl.Errors))
+		mdT.add(k.ModelA, k.Defense, itoa(at.Runs), rateKnCI(asr, v.z), itoa(at.NoToolCall), rateKnCI(called, v.z),
+			knCI(at.AttackGoal, at.Runs, v.z), knCI(ts.K, ts.N, v.z), itoa(at.Errors+cl.Errors))
 	}
 	return csvT, v.md(mdT)
 }
@@ -132,27 +134,37 @@ func (m matrix) at(r, c string) *Counts {
 	return &Counts{}
 }
 
-// matrixTables render executed/attacked of a matrix: CSV in long form, one
-// row per non-empty cell; Markdown as a grid.
+// matrixTables render a matrix: CSV in long form, one row per non-empty
+// cell, with both ASR denominators; Markdown as the grid of ASR over all
+// attacked runs (matrixGrid gives the other).
 func matrixTables(m matrix, rowName, colName string, z float64) (csvT, mdT Table) {
 	csvT.Header = []string{rowName, colName, "executed_k", "attacked_n", "asr", "asr_lo", "asr_hi", "errors"}
-	mdT.Header = append([]string{rowName}, m.cols...)
+	csvT.Header = append(csvT.Header, calledCSVHeader...)
 	for _, r := range m.rows {
-		md := []string{r}
 		for _, c := range m.cols {
 			cnt := m.at(r, c)
 			if cnt.Runs+cnt.Errors > 0 {
-				csvT.add(append(append([]string{r, c}, csvRate(Rate{cnt.Executed.K, cnt.Runs}, z)...), itoa(cnt.Errors))...)
-			}
-			if cnt.Runs == 0 {
-				md = append(md, noneCell)
-			} else {
-				md = append(md, knCI(cnt.Executed.K, cnt.Runs, z))
+				row := append([]string{r, c}, csvRate(cnt.ASR(), z)...)
+				row = append(row, itoa(cnt.Errors))
+				csvT.add(append(row, csvRate(cnt.CalledASR(), z)...)...)
 			}
 		}
-		mdT.add(md...)
 	}
-	return csvT, mdT
+	return csvT, matrixGrid(m, rowName, (*Counts).ASR, z)
+}
+
+// matrixGrid is one rate of a matrix as a Markdown grid: k/n · rate (CI)
+// per cell, noneCell where the rate has nothing to divide.
+func matrixGrid(m matrix, rowName string, rate func(*Counts) Rate, z float64) Table {
+	t := Table{Header: append([]string{rowName}, m.cols...)}
+	for _, r := range m.rows {
+		md := []string{r}
+		for _, c := range m.cols {
+			md = append(md, rateKnCI(rate(m.at(r, c)), z))
+		}
+		t.add(md...)
+	}
+	return t
 }
 
 // isRelay reports whether a cell is a writer/reader pair.
@@ -166,7 +178,9 @@ func pairTables(a *Aggregator, keep func(Cell) bool, z float64) (csvT, mdT Table
 	csvT.Header = []string{"writer", "reader", "n", "persisted_k", "persisted_n", "persisted", "persisted_lo",
 		"persisted_hi", "relayed_k", "relayed_n", "executed_k", "executed_n", "executed", "executed_lo",
 		"executed_hi", "attack_goal_k", "errors"}
-	mdT.Header = []string{"writer", "reader", "n", "Persisted", "Relayed", "Executed", "attack goal"}
+	csvT.Header = append(csvT.Header, calledCSVHeader...)
+	mdT.Header = []string{"writer", "reader", "n", "Persisted", "Relayed", "Executed", "no tool call",
+		asrCalledLabel, "attack goal"}
 	for _, w := range m.rows {
 		for _, r := range m.cols {
 			c := m.at(w, r)
@@ -178,9 +192,10 @@ func pairTables(a *Aggregator, keep func(Cell) bool, z float64) (csvT, mdT Table
 			row = append(row, p[0], p[1], p[2], p[3], p[4], itoa(c.Relayed.K), itoa(c.Relayed.N))
 			row = append(row, csvRate(c.Executed, z)...)
 			row = append(row, itoa(c.AttackGoal), itoa(c.Errors))
+			row = append(row, csvRate(c.CalledASR(), z)...)
 			csvT.add(row...)
 			mdT.add(w, r, itoa(c.Runs), stageCI(c.Persisted, z), stageCI(c.Relayed, z), stageCI(c.Executed, z),
-				knCI(c.AttackGoal, c.Runs, z))
+				itoa(c.NoToolCall), rateKnCI(c.CalledASR(), z), knCI(c.AttackGoal, c.Runs, z))
 		}
 	}
 	return csvT, mdT, m
@@ -216,8 +231,11 @@ func defenseTables(a *Aggregator, v view) (csvT, mdT Table) {
 	csvT.Header = []string{"batch", "task", "model", "defense", "channels", "n", "executed_k", "asr", "asr_lo",
 		"asr_hi", "none_executed_k", "none_n", "none_asr", "delta_pp", "persisted_k", "persisted_n",
 		"blocked_writes", "blocked_calls", "attack_goal_k", "task_success_k"}
-	mdT.Header = []string{"batch", "task", "model", "defense", "inspects", "ASR", "vs none", "Δ (pp)",
-		"Persisted", "blocked writes", "blocked calls"}
+	csvT.Header = append(csvT.Header, calledCSVHeader...)
+	csvT.Header = append(csvT.Header, "classifier_errors", "classifier_error_runs", "failed_calls", "canary_attempts")
+	mdT.Header = []string{"batch", "task", "model", "defense", "inspects", asrAllLabel, "vs none", "Δ (pp)",
+		asrCalledLabel, "Persisted", "blocked writes", "blocked calls", "classifier errors (checks)",
+		"classifier errors (runs)"}
 	for _, k := range keys {
 		g := k
 		g.Defense = ""
@@ -245,6 +263,9 @@ func defenseTables(a *Aggregator, v view) (csvT, mdT Table) {
 			asr[0], asr[2], asr[3], asr[4], itoa(base.Executed.K), itoa(base.Runs), frac(base.Executed.K, base.Runs),
 			delta, itoa(c.Persisted.K), itoa(c.Persisted.N), itoa(c.BlockedWrites), itoa(c.BlockedCalls),
 			itoa(c.AttackGoal), itoa(c.TaskSuccess)}
+		row = append(row, csvRate(c.CalledASR(), v.z)...)
+		row = append(row, itoa(c.ClassifierErrors), itoa(c.ClassifierErrorRuns), itoa(c.FailedCalls),
+			itoa(c.CanaryAttempts))
 		csvT.add(row...)
 		vsNone, md := noneCell, delta
 		if hasBase {
@@ -256,8 +277,9 @@ func defenseTables(a *Aggregator, v view) (csvT, mdT Table) {
 		if md == "" {
 			md = noneCell
 		}
-		mdT.add(k.Batch, k.Task, k.Model(), k.Defense, defenseChannels(k.Defense), knCI(c.Executed.K, c.Runs, v.z),
-			vsNone, md, stageCI(c.Persisted, v.z), itoa(c.BlockedWrites), itoa(c.BlockedCalls))
+		mdT.add(k.Batch, k.Task, k.Model(), k.Defense, defenseChannels(k.Defense), rateKnCI(c.ASR(), v.z),
+			vsNone, md, rateKnCI(c.CalledASR(), v.z), stageCI(c.Persisted, v.z), itoa(c.BlockedWrites),
+			itoa(c.BlockedCalls), itoa(c.ClassifierErrors), kn(c.ClassifierErrorRuns, c.Runs))
 	}
 	return csvT, mdT
 }

@@ -70,7 +70,7 @@ func (t tally) inc(key, what string, b bool) {
 }
 
 // TestRecountASR recounts the attack and clean columns of asr_by_model.csv
-// straight from the fixture.
+// straight from the fixture, both ASR denominators included.
 func TestRecountASR(t *testing.T) {
 	for _, name := range fixtures {
 		t.Run(name, func(t *testing.T) {
@@ -87,6 +87,9 @@ func TestRecountASR(t *testing.T) {
 					want.inc(key, "executed_k", truth(m, "executed"))
 					want.inc(key, "attack_goal_k", truth(m, "attack_goal"))
 					want.inc(key, "no_tool_call", truth(m, "no_tool_call"))
+					called := !truth(m, "no_tool_call")
+					want.inc(key, "called_n", called)
+					want.inc(key, "called_executed_k", called && truth(m, "executed"))
 				}
 			}
 			clean := tally{}
@@ -154,6 +157,9 @@ func TestRecountStages(t *testing.T) {
 					}
 				}
 				exec, goal := truth(m, "executed"), truth(m, "attack_goal")
+				called := !truth(m, "no_tool_call")
+				stages.inc(key, "called_n", called)
+				stages.inc(key, "called_executed_k", called && exec)
 				goals.inc(key, "both_k", exec && goal)
 				goals.inc(key, "goal_not_executed", goal && !exec)
 				goals.inc(key, "executed_not_goal", exec && !goal)

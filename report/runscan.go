@@ -129,6 +129,12 @@ func (s *runScanner) field(data []byte, p int, key []byte, r *results.Run) (int,
 		return small(&r.BlockedCalls)
 	case "refused_calls":
 		return small(&r.RefusedCalls)
+	case "failed_calls":
+		return small(&r.FailedCalls)
+	case "canary_attempts":
+		return small(&r.CanaryAttempts)
+	case "classifier_errors":
+		return small(&r.ClassifierErrors)
 	case "lag":
 		return optInt(data, p, &r.Lag)
 	case "steps_a":

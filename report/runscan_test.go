@@ -93,6 +93,8 @@ func TestRunScannerMatchesEncodingJSON(t *testing.T) {
 		{"bare fraction", `{"run_id":"a","forensics":{"drift_mean":.5}}`, false},
 		{"plus sign", `{"run_id":"a","forensics":{"features":{"steps":+1}}}`, false},
 		{"bad literal in unknown", `{"run_id":"a","future":nul}`, false},
+		{"attempts and classifier errors", `{"run_id":"a","failed_calls":3,"canary_attempts":2,"classifier_errors":1,` +
+			`"error":"reply cut","error_kind":"truncated"}`, true},
 	}
 	for _, c := range crafted {
 		lines = append(lines, c.line)
@@ -203,5 +205,50 @@ func TestScanBlocksMatchesScanLines(t *testing.T) {
 				t.Errorf("got %v\nwant %v", got, want)
 			}
 		})
+	}
+}
+
+// TestRunScannerKnowsEveryField fills every top-level field of results.Run
+// with a value other than its zero and checks the scanner decodes a line of
+// it as encoding/json does, so a field added to results.Run without a case
+// in runScanner.field fails here.
+func TestRunScannerKnowsEveryField(t *testing.T) {
+	var r results.Run
+	v := reflect.ValueOf(&r).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		name := v.Type().Field(i).Name
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("v-" + name)
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.Pointer:
+			switch f.Type().Elem().Kind() {
+			case reflect.Bool:
+				b := i%2 == 0
+				f.Set(reflect.ValueOf(&b))
+			case reflect.Int:
+				n := i
+				f.Set(reflect.ValueOf(&n))
+			default:
+				continue // forensics and harness: covered by TestRunScannerMatchesEncodingJSON
+			}
+		default:
+			t.Fatalf("field %s: kind %s not covered by this test", name, f.Kind())
+		}
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got results.Run
+	if err := newRunScanner(true).decode(line, &got); err != nil {
+		t.Fatalf("scanner refused %s: %v", line, err)
+	}
+	if !reflect.DeepEqual(got, r) {
+		t.Errorf("scanner lost fields:\ngot  %+v\nwant %+v", got, r)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"unicode/utf8"
 )
 
 // view holds what every table builder needs besides the aggregates.
@@ -82,9 +81,9 @@ func asrTables(a *Aggregator, v view) (csvT, mdT Table) {
 		"executed_k", "attacked_n", "asr", "asr_lo", "asr_hi", "attack_goal_k", "no_tool_call", "attacked_errors",
 		"task_success_k", "clean_n", "task_success", "task_success_lo", "task_success_hi"}
 	csvT.Header = append(csvT.Header, "clean_errors", "clean_contaminated", "clean_executed", "clean_attack_goal")
-	mdT.Header = []string{"model", "condition", "defense", "attacked", "Executed", "ASR (" + ciLabel(v.z) + ")",
-		"attack goal", "no tool call", "errors", "clean", "task success", "task success (" + ciLabel(v.z) + ")",
-		"clean errors"}
+	csvT.Header = append(csvT.Header, calledCSVHeader...)
+	mdT.Header = []string{"model", "condition", "defense", "attacked", asrAllLabel, "no tool call", asrCalledLabel,
+		"attack goal", "errors", "clean", "task success", "task success (" + ciLabel(v.z) + ")", "clean errors"}
 
 	for _, k := range rows {
 		at := atk[k]
@@ -95,7 +94,7 @@ func asrTables(a *Aggregator, v view) (csvT, mdT Table) {
 		if cl == nil {
 			cl = &Counts{}
 		}
-		asr := Rate{K: at.Executed.K, N: at.Runs}
+		asr, called := at.ASR(), at.CalledASR()
 		task := Rate{K: cl.TaskSuccess, N: cl.Runs}
 
 		row := append(modelCols(k), k.Condition, k.Defense)
@@ -103,10 +102,11 @@ func asrTables(a *Aggregator, v view) (csvT, mdT Table) {
 		row = append(row, itoa(at.AttackGoal), itoa(at.NoToolCall), itoa(at.Errors))
 		row = append(row, csvRate(task, v.z)...)
 		row = append(row, itoa(cl.Errors), itoa(cl.Contaminated), itoa(cl.Executed.K), itoa(cl.AttackGoal))
+		row = append(row, csvRate(called, v.z)...)
 		csvT.add(row...)
 
-		mdT.add(k.Model(), k.Condition, k.Defense, itoa(at.Runs), kn(asr.K, asr.N), rateCI(asr.K, asr.N, v.z),
-			kn(at.AttackGoal, at.Runs), itoa(at.NoToolCall), itoa(at.Errors), itoa(cl.Runs),
+		mdT.add(k.Model(), k.Condition, k.Defense, itoa(at.Runs), rateKnCI(asr, v.z), itoa(at.NoToolCall),
+			rateKnCI(called, v.z), kn(at.AttackGoal, at.Runs), itoa(at.Errors), itoa(cl.Runs),
 			kn(task.K, task.N), rateCI(task.K, task.N, v.z), itoa(cl.Errors))
 	}
 	return csvT, v.md(mdT)
@@ -134,8 +134,9 @@ func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
 	for _, s := range Stages[1:] {
 		csvT.Header = append(csvT.Header, s, s+"_lo", s+"_hi")
 	}
+	csvT.Header = append(csvT.Header, calledCSVHeader...)
 	mdT.Header = []string{"task", "model", "condition", "defense", "n",
-		"Exposed", "Persisted", "Relayed", "Executed", "no tool call"}
+		"Exposed", "Persisted", "Relayed", "Executed", "no tool call", asrCalledLabel}
 
 	for _, k := range keys {
 		c := counts[k]
@@ -160,11 +161,12 @@ func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
 		for _, r := range []Rate{c.Exposed, c.Persisted, c.Relayed, c.Executed} {
 			row = append(row, csvRate(r, v.z)[2:]...)
 		}
+		row = append(row, csvRate(c.CalledASR(), v.z)...)
 		csvT.add(row...)
 
 		mdT.add(k.Task, k.Model(), k.Condition, k.Defense, itoa(c.Runs),
 			stageCI(c.Exposed, v.z), stageCI(c.Persisted, v.z), stageCI(c.Relayed, v.z), stageCI(c.Executed, v.z),
-			itoa(c.NoToolCall))
+			itoa(c.NoToolCall), rateKnCI(c.CalledASR(), v.z))
 	}
 	return csvT, v.md(mdT)
 }
@@ -248,35 +250,4 @@ func contaminationTable(a *Aggregator, v view) (mdT Table, bad int) {
 	}
 	v.splitCondition = true
 	return v.md(mdT), bad
-}
-
-// maxMessage bounds an error message in Markdown; the CSV keeps it whole.
-const maxMessage = 100
-
-// errorTables group the errored runs by model or pair, task, condition,
-// defense and error kind, with the example of smallest run id.
-func errorTables(a *Aggregator, v view) (csvT, mdT Table) {
-	keys, groups := a.Errors(func(c Cell) Cell {
-		return Cell{Task: c.Task, ModelA: c.ModelA, ModelB: c.ModelB, Condition: c.Condition, Defense: c.Defense}
-	})
-	csvT.Header = []string{"model", "model_a", "model_b", "task", "condition", "defense", "error_kind",
-		"count", "example_run_id", "example_error"}
-	mdT.Header = []string{"model", "task", "condition", "defense", "kind", "count", "example run", "message"}
-	for _, k := range keys {
-		g := groups[k]
-		row := append(modelCols(k.Cell), k.Task, k.Condition, k.Defense, k.Kind, itoa(g.Count), g.RunID, g.Message)
-		csvT.add(row...)
-		mdT.add(k.Model(), k.Task, k.Condition, k.Defense, k.Kind, itoa(g.Count), g.RunID, truncate(g.Message, maxMessage))
-	}
-	v.splitCondition = true
-	return csvT, v.md(mdT)
-}
-
-// truncate shortens s to at most n runes, marking the cut with "…".
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -235,6 +235,9 @@ func writeHeader(w io.Writer, agg *Aggregator, stats results.ReadStats, z float6
 	fmt.Fprintf(w, "- Study: %s\n", title)
 	fmt.Fprintf(w, "- Runs: %d (%d attacked, %d clean controls, %d errored)\n",
 		agg.Total(), attacked, clean, agg.Errored())
+	if kinds := errorKindSummary(agg); kinds != "" {
+		fmt.Fprintf(w, "- Errored runs by kind: %s (see Errors by model and kind).\n", kinds)
+	}
 	fmt.Fprintf(w, "- Errored runs are excluded from every rate and counted apart (see Errors).\n")
 	if stats.Superseded > 0 {
 		fmt.Fprintf(w, "- runs.jsonl holds %d lines; %d were superseded by a later line for the same run id "+
