@@ -146,6 +146,14 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			if err != nil {
 				return res, err
 			}
+			// Everything the model is shown is observed once, here: a
+			// successful read_memory result is the memory channel, every
+			// other tool message (errors and refusals included) a result.
+			ch := tracker.ToolResult
+			if call.Name == tools.ReadMemory && !isErr {
+				ch = tracker.MemoryRead
+			}
+			c.Tracker.Observe(obs(ch, call.Name, out))
 			msgs = append(msgs, Message{Role: RoleTool, Content: out, ToolCallID: call.ID, ToolName: call.Name, IsError: isErr})
 		}
 	}
@@ -295,11 +303,6 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 			}
 		}
 	}
-	ch := tracker.ToolResult
-	if call.Name == tools.ReadMemory {
-		ch = tracker.MemoryRead
-	}
-	c.Tracker.Observe(obs(ch, call.Name, text))
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindToolResult, Tool: call.Name, CallID: call.ID, Text: text, IsError: r.Error != ""})
 	return text, r.Error != "", nil
 }

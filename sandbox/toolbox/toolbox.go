@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/killchain/killchain/pdfdoc"
 	"github.com/killchain/killchain/sandbox"
@@ -236,10 +238,18 @@ func (b *Box) getWebpage(url string) (string, error) {
 		return "", userErr("bad url %q", url)
 	}
 	data, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
+	if badPath(err) {
 		return "", userErr("404 not found: %s", url)
 	}
 	return string(data), err
+}
+
+// badPath reports whether reading a path a model gave failed because of the
+// path itself (missing, too long, a folder, through a file): the model's
+// mistake, shown to it as a tool error, never a broken sandbox.
+func badPath(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) ||
+		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.EINVAL)
 }
 
 // PageFile maps a URL to its file name under web/.
@@ -331,7 +341,7 @@ func (b *Box) parsePDF(rel string) (string, error) {
 		return "", userErr("bad path %q", rel)
 	}
 	data, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
+	if badPath(err) {
 		return "", userErr("no such document: %s", rel)
 	}
 	if err != nil {
@@ -352,7 +362,7 @@ func (b *Box) transcribe(rel string) (string, error) {
 	if err != nil {
 		return "", userErr("bad path %q", rel)
 	}
-	if _, err := os.Stat(p); err != nil {
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
 		return "", userErr("no such recording: %s", rel)
 	}
 	text, err := b.Transcriber.Transcribe(p)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/killchain/killchain/pdfdoc"
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/tools"
 )
 
 func newBox(t *testing.T) *Box {
@@ -114,5 +115,34 @@ func TestStateAfterActions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(b.Dir, MemoryFile)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestModelPathsAreToolErrors: whatever path a model sends, a read tool
+// answers with a tool error, never a sandbox failure.
+func TestModelPathsAreToolErrors(t *testing.T) {
+	box := New(t.TempDir(), nil)
+	if err := box.Prepare(sandbox.Env{Files: map[string][]byte{"docs/a.pdf": []byte("%PDF-")}}); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 5000)
+	tests := []struct{ name, tool, args string }{
+		{"path too long", tools.ParsePDF, `{"path":"` + long + `"}`},
+		{"path is a folder", tools.ParsePDF, `{"path":"docs"}`},
+		{"path through a file", tools.ParsePDF, `{"path":"docs/a.pdf/x"}`},
+		{"path is an object", tools.ParsePDF, `{"path":{"a":[1,2]}}`},
+		{"url too long", tools.GetWebpage, `{"url":"https://` + long + `"}`},
+		{"recording is a folder", tools.TranscribeAudio, `{"path":"docs"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := box.Call("a", tt.tool, json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatalf("sandbox error %v; want a tool error", err)
+			}
+			if r.Error == "" || r.Effect != nil {
+				t.Errorf("result %+v; want a tool error and no effect", r)
+			}
+		})
 	}
 }
