@@ -47,8 +47,7 @@ func (t Turn) stopped(k Kind, s Stop, thinking bool) Turn {
 	}
 	t.Stop = s
 	t.Calls = nil
-	switch {
-	case k == Ollama && s == StopPause:
+	if k == Ollama && s == StopPause {
 		// Ollama's "load" answer carries no message at all.
 		t.Thinking, t.Narration = "", ""
 		return t
