@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/hashicorp/go-hclog"
@@ -66,6 +68,14 @@ func liveConfigs(s *study.Study) []models.Config {
 	return out
 }
 
+// warnTokens prints a warning for each live model of s whose max_tokens
+// leaves too little room beside its thinking (models.TokenWarning).
+func warnTokens(w io.Writer, s *study.Study) {
+	for _, msg := range models.TokenWarnings(liveConfigs(s)) {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
+}
+
 // preflight refuses a study whose models cannot be reached, before any
 // sandbox is created.
 func preflight(ctx context.Context, s *study.Study) error {
@@ -89,7 +99,8 @@ DEEPSEEK_API_KEY, or a model block's api_key_env; keys are never printed),
 whether each Ollama host answers and holds the models the study names
 (/api/tags), and whether OpenAI-compatible servers answer (GET /models).
 Given a study, it exits non-zero when any model the study needs cannot be
-reached. Without one, it checks Docker and every provider's credentials.`,
+reached, and warns (without failing) about models whose max_tokens leaves
+too little room beside their thinking. Without one, it checks Docker and every provider's credentials.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -136,6 +147,14 @@ reached. Without one, it checks Docker and every provider's credentials.`,
 					name = "provider " + cfgs[i].Provider
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, status(f.OK), detail)
+			}
+			if studyNeeds {
+				// Warnings, not failures: the study can run.
+				for _, c := range cfgs {
+					if w := models.TokenWarning(c); w != "" {
+						fmt.Fprintf(tw, "model %s\twarning\t%s\n", c.Name, strings.TrimPrefix(w, "model "+c.Name+": "))
+					}
+				}
 			}
 			if err := tw.Flush(); err != nil {
 				return err

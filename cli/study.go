@@ -38,13 +38,16 @@ func newPlanCmd(g *globals) *cobra.Command {
 		Short: "Print a study's cells and run counts without running anything",
 		Long: `plan expands a study's grids into runs and prints the totals: per grid and
 batch, per task, per model or writer→reader pair, per condition and defense.
-With --cells it lists every cell with its run count.`,
+With --cells it lists every cell with its run count. It warns (on stderr)
+about models whose max_tokens leaves too little room beside their thinking:
+replies cut by the token limit end as truncated errors, not outcomes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, ok := study.LoadAndReport(args[0], g.stderr)
 			if !ok {
 				return errSilent
 			}
+			warnTokens(g.stderr, s)
 			runs, err := s.Plan()
 			if err != nil {
 				return err

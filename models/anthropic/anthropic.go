@@ -258,5 +258,33 @@ func reply(resp *sdk.Message) agent.Reply {
 		Reasoning: int(u.OutputTokensDetails.ThinkingTokens),
 	}
 	r.Provider = wire.Encode(blobKind, keep)
+	r.StopDetail = string(resp.StopReason)
+	r.Stop = stop(r.StopDetail, r)
 	return r
+}
+
+// stop maps the Messages API's stop_reason onto the loop's stop reasons;
+// the detail is the raw value.
+//
+//	end_turn, stop_sequence          end (tool_use when the reply has calls)
+//	tool_use                         tool_use (incomplete without a tool_use block)
+//	max_tokens                       length
+//	model_context_window_exceeded    length
+//	refusal                          refused
+//	pause_turn                       incomplete
+//	anything else, or missing        see wire.Unknown
+func stop(reason string, r agent.Reply) agent.StopReason {
+	switch sdk.StopReason(reason) {
+	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence:
+		return wire.Ended(len(r.ToolCalls))
+	case sdk.StopReasonToolUse:
+		return wire.ToolUse(len(r.ToolCalls))
+	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+		return agent.StopLength
+	case sdk.StopReasonRefusal:
+		return agent.StopRefused
+	case sdk.StopReasonPauseTurn:
+		return agent.StopIncomplete
+	}
+	return wire.Unknown(r.Narration, len(r.ToolCalls))
 }

@@ -113,6 +113,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 			if c.Done {
 				done = true
 				r.Usage = agent.Usage{Input: c.PromptEvalCount, Output: c.EvalCount}
+				r.StopDetail = c.DoneReason
 			}
 			return nil
 		})
@@ -124,12 +125,34 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 		}
 		r.Thinking = thinking.String()
 		r.Narration = content.String()
+		r.Stop = stop(r.StopDetail, r)
 		return nil
 	})
 	if err != nil {
 		return agent.Reply{}, err
 	}
 	return r, nil
+}
+
+// stop maps the final chunk's done_reason onto the loop's stop reasons;
+// the detail is the raw value. A stream that ends without its final chunk
+// (done=false) is not a reply at all: Generate retries it and then fails
+// with a provider error.
+//
+//	stop                       end (tool_use when the reply has calls)
+//	length                     length
+//	load, unload               incomplete (the model was loaded or unloaded, nothing generated)
+//	anything else, or missing  see wire.Unknown
+func stop(reason string, r agent.Reply) agent.StopReason {
+	switch reason {
+	case "stop":
+		return wire.Ended(len(r.ToolCalls))
+	case "length":
+		return agent.StopLength
+	case "load", "unload":
+		return agent.StopIncomplete
+	}
+	return wire.Unknown(r.Narration, len(r.ToolCalls))
 }
 
 func (m *Model) request(req agent.Request) (*api.ChatRequest, error) {

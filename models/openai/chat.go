@@ -113,7 +113,8 @@ func (c *Chat) params(req agent.Request) (oai.ChatCompletionNewParams, error) {
 }
 
 func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
-	msg := resp.Choices[0].Message
+	choice := resp.Choices[0]
+	msg := choice.Message
 	var thinking []string
 	for _, f := range c.opts.ReasoningFields {
 		// Unknown fields are kept raw (the SDK marks them not Valid).
@@ -130,6 +131,10 @@ func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
 	think, narration := SplitThink(msg.Content)
 	if think != "" {
 		thinking = append(thinking, think)
+	}
+	if msg.Refusal != "" {
+		// The refusal is what the model said instead of an answer.
+		narration = strings.TrimSpace(narration + "\n" + msg.Refusal)
 	}
 	r := agent.Reply{
 		Thinking:  strings.Join(thinking, "\n"),
@@ -151,7 +156,39 @@ func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
 		}
 		r.ToolCalls = append(r.ToolCalls, agent.ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
+	r.Stop, r.StopDetail = chatStop(choice.FinishReason, msg.Refusal, r)
 	return r
+}
+
+// chatStop maps a Chat Completions choice's finish_reason (and a non-empty
+// message.refusal, which OpenAI sends with finish_reason "stop") onto the
+// loop's stop reasons. The detail is the provider's raw value, or
+// "refusal" when the refusal field decided.
+//
+//	stop                          end (tool_use when the message has calls)
+//	tool_calls, function_call     tool_use (incomplete without a readable call)
+//	length                        length
+//	content_filter                refused
+//	insufficient_system_resource  incomplete (DeepSeek)
+//	abort                         incomplete (vLLM)
+//	anything else, or missing     see wire.Unknown
+func chatStop(finish, refusal string, r agent.Reply) (agent.StopReason, string) {
+	if refusal != "" && finish != "content_filter" {
+		return agent.StopRefused, "refusal"
+	}
+	switch finish {
+	case "stop":
+		return wire.Ended(len(r.ToolCalls)), finish
+	case "tool_calls", "function_call":
+		return wire.ToolUse(len(r.ToolCalls)), finish
+	case "length":
+		return agent.StopLength, finish
+	case "content_filter":
+		return agent.StopRefused, finish
+	case "insufficient_system_resource", "abort":
+		return agent.StopIncomplete, finish
+	}
+	return wire.Unknown(r.Narration, len(r.ToolCalls)), finish
 }
 
 // SplitThink separates a leading <think>…</think> block, which some

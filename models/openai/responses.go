@@ -165,6 +165,7 @@ func reply(resp *responses.Response) agent.Reply {
 	var r agent.Reply
 	var thinking, narration []string
 	var keep []json.RawMessage
+	refused := false
 	for _, it := range resp.Output {
 		switch it.Type {
 		case "reasoning":
@@ -183,6 +184,7 @@ func reply(resp *responses.Response) agent.Reply {
 					narration = append(narration, c.Text)
 				case "refusal":
 					narration = append(narration, c.Refusal)
+					refused = true
 				}
 			}
 			keep = append(keep, json.RawMessage(it.RawJSON()))
@@ -200,5 +202,45 @@ func reply(resp *responses.Response) agent.Reply {
 		Reasoning: int(resp.Usage.OutputTokensDetails.ReasoningTokens),
 	}
 	r.Provider = wire.Encode(blobKind, keep)
+	r.Stop, r.StopDetail = responsesStop(resp, refused, r)
 	return r
+}
+
+// responsesStop maps a response's status and incomplete_details.reason
+// onto the loop's stop reasons; refused says a message carried a refusal
+// content part. The detail is the reason when the response is incomplete,
+// "refusal" for a refusal part, and the status otherwise. A failed
+// response never gets here: Generate makes it a provider error.
+//
+//	incomplete: content_filter            refused
+//	refusal content part                  refused
+//	incomplete: max_output_tokens         length
+//	incomplete: any other reason          incomplete
+//	completed                             end, or tool_use with calls
+//	in_progress, queued, cancelled        incomplete
+//	anything else, or missing             see wire.Unknown
+func responsesStop(resp *responses.Response, refused bool, r agent.Reply) (agent.StopReason, string) {
+	status := resp.Status
+	reason := resp.IncompleteDetails.Reason
+	switch {
+	case status == responses.ResponseStatusIncomplete && reason == "content_filter":
+		return agent.StopRefused, reason
+	case refused:
+		return agent.StopRefused, "refusal"
+	}
+	switch status {
+	case responses.ResponseStatusIncomplete:
+		switch reason {
+		case "max_output_tokens":
+			return agent.StopLength, reason
+		case "":
+			return agent.StopIncomplete, string(status)
+		}
+		return agent.StopIncomplete, reason
+	case responses.ResponseStatusCompleted:
+		return wire.Ended(len(r.ToolCalls)), string(status)
+	case responses.ResponseStatusInProgress, responses.ResponseStatusQueued, responses.ResponseStatusCancelled:
+		return agent.StopIncomplete, string(status)
+	}
+	return wire.Unknown(r.Narration, len(r.ToolCalls)), string(status)
 }

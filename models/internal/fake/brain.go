@@ -40,6 +40,8 @@ type Turn struct {
 	Thinking  string
 	Narration string
 	Calls     []Call
+	// Stop is how the turn ended early; NoStop for a finished turn.
+	Stop Stop
 }
 
 // Quirk makes each agent's first turn go wrong in one way a real model's

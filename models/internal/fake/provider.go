@@ -40,6 +40,10 @@ type Fault struct {
 	RetryAfter string // Retry-After header value
 	Hang       bool   // send nothing until the client gives up
 	Truncate   bool   // send the real reply cut in half
+	// Stop answers 200 with the model's turn ended early (cut by the token
+	// limit, refused, filtered, paused), as the provider writes it; the
+	// request must still keep the provider's rules.
+	Stop Stop
 }
 
 // Exchange is one POST the Provider answered.
@@ -144,7 +148,8 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 		p.writeError(w, r, 400, "", "could not parse the JSON body of your request: "+err.Error())
 		return
 	}
-	if f := p.fault(&conv); f != nil {
+	f := p.fault(&conv)
+	if f != nil && f.Stop == NoStop {
 		p.record(Exchange{Conv: conv, Status: f.Status, Fault: f.Name})
 		p.applyFault(w, r, f, conv)
 		return
@@ -155,8 +160,12 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	turn := p.behavior(&conv).Next(&conv)
+	name := ""
+	if f != nil {
+		turn, name = turn.stopped(p.Kind, f.Stop, conv.Thinking), f.Name
+	}
 	out, usage := p.encode(&conv, turn)
-	p.record(Exchange{Conv: conv, Turn: &turn, Status: 200, Usage: usage})
+	p.record(Exchange{Conv: conv, Turn: &turn, Status: 200, Fault: name, Usage: usage})
 	p.write(w, out)
 }
 

@@ -211,10 +211,7 @@ func (p *Provider) encodeAnthropic(c *Conversation, t Turn) (reply, Usage) {
 		out += tokens(call.Name + call.Args)
 	}
 	u.Output = out
-	stop := "end_turn"
-	if len(t.Calls) > 0 {
-		stop = "tool_use"
-	}
+	stop := anthropicStop(t)
 	doc := map[string]any{
 		"id": "msg_01" + id(seed, 71)[:22], "type": "message", "role": "assistant", "model": c.Model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,

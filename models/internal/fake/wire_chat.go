@@ -147,7 +147,10 @@ func digest(c *Conversation) string {
 func encodeChat(k Kind, c *Conversation, t Turn) (reply, Usage) {
 	seed := digest(c)
 	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
-	if t.Narration != "" {
+	switch {
+	case t.Stop == StopRefusal && k == OpenAIChat:
+		msg["refusal"] = t.Narration
+	case t.Narration != "":
 		msg["content"] = t.Narration
 	}
 	out := tokens(t.Narration)
@@ -177,10 +180,7 @@ func encodeChat(k Kind, c *Conversation, t Turn) (reply, Usage) {
 		}
 	}
 	u.Output = out
-	finish := "stop"
-	if len(calls) > 0 {
-		finish = "tool_calls"
-	}
+	finish := chatFinish(k, t)
 	usage := map[string]any{"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output}
 	if k != Compatible {
 		usage["completion_tokens_details"] = details

@@ -117,7 +117,7 @@ func encodeOllama(c *Conversation, t Turn) (reply, Usage) {
 	}
 	u := Usage{Input: promptTokens(c), Output: out}
 	chunk(map[string]any{}, true, map[string]any{
-		"done_reason": "stop", "total_duration": 4883583458, "load_duration": 1334875,
+		"done_reason": ollamaDone(t), "total_duration": 4883583458, "load_duration": 1334875,
 		"prompt_eval_count": u.Input, "prompt_eval_duration": 113000000, "eval_count": u.Output, "eval_duration": 4768000000,
 	})
 	return reply{contentType: "application/x-ndjson", body: buf.Bytes(), stream: true}, u

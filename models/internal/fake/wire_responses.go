@@ -171,10 +171,15 @@ func (p *Provider) encodeResponses(c *Conversation, t Turn) (reply, Usage) {
 		output = append(output, item)
 	}
 	out := u.Reasoning
+	status, incomplete := responsesStatus(t)
 	if t.Narration != "" {
+		part := map[string]any{"type": "output_text", "annotations": []any{}, "logprobs": []any{}, "text": t.Narration}
+		if t.Stop == StopRefusal {
+			part = map[string]any{"type": "refusal", "refusal": t.Narration}
+		}
 		output = append(output, map[string]any{
-			"id": "msg_" + id(seed, 52)[:40], "type": "message", "status": "completed", "role": "assistant",
-			"content": []any{map[string]any{"type": "output_text", "annotations": []any{}, "logprobs": []any{}, "text": t.Narration}},
+			"id": "msg_" + id(seed, 52)[:40], "type": "message", "status": status, "role": "assistant",
+			"content": []any{part},
 		})
 		out += tokens(t.Narration)
 	}
@@ -193,8 +198,8 @@ func (p *Provider) encodeResponses(c *Conversation, t Turn) (reply, Usage) {
 	}
 	u.Output = out
 	doc := map[string]any{
-		"id": "resp_" + id(seed, 53)[:32], "object": "response", "created_at": time.Now().Unix(), "status": "completed",
-		"error": nil, "incomplete_details": nil, "model": c.Model, "output": output, "parallel_tool_calls": true,
+		"id": "resp_" + id(seed, 53)[:32], "object": "response", "created_at": time.Now().Unix(), "status": status,
+		"error": nil, "incomplete_details": incomplete, "model": c.Model, "output": output, "parallel_tool_calls": true,
 		"store": false, "tool_choice": "auto", "tools": []any{}, "metadata": map[string]any{},
 		"usage": map[string]any{
 			"input_tokens": u.Input, "input_tokens_details": map[string]any{"cached_tokens": 0},

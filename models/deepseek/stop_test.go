@@ -1,0 +1,50 @@
+package deepseek
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/models/internal/fake"
+	"github.com/killchain/killchain/models/limits"
+	"github.com/killchain/killchain/models/openai"
+)
+
+// TestStopReasons reads DeepSeek's finish_reason values, including
+// insufficient_system_resource.
+func TestStopReasons(t *testing.T) {
+	calls := fake.Fixture("deepseek_turn1.json")
+	text := fake.Fixture("deepseek_turn2.json")
+	thinkingOnly := fake.Patch(text, "choices.0.message.content", "")
+	tests := []fake.StopCase{
+		{Name: "tool_calls", Want: agent.StopToolUse, Detail: "tool_calls"},
+		{Name: "stop", NoTools: true, Want: agent.StopEnd, Detail: "stop"},
+		{Name: "length", Stop: fake.StopLength, Want: agent.StopLength, Detail: "length"},
+		{Name: "content_filter", Stop: fake.StopFilter, Want: agent.StopRefused, Detail: "content_filter"},
+		{Name: "insufficient_system_resource", Stop: fake.StopPause, Want: agent.StopIncomplete, Detail: "insufficient_system_resource"},
+		{Name: "length after reasoning", Body: fake.Patch(thinkingOnly, "choices.0.finish_reason", "length"), Want: agent.StopLength, Detail: "length"},
+		{Name: "unknown with calls", Body: fake.Patch(calls, "choices.0.finish_reason", "eos"), Want: agent.StopToolUse, Detail: "eos"},
+		{Name: "unknown with reasoning only", Body: fake.Patch(thinkingOnly, "choices.0.finish_reason", "eos"), Want: agent.StopIncomplete, Detail: "eos"},
+		{Name: "missing with reasoning only", Body: fake.Patch(thinkingOnly, "choices.0.finish_reason", nil), Want: agent.StopIncomplete},
+	}
+	for _, tt := range tests {
+		t.Run(tt.Name, func(t *testing.T) {
+			url, req := tt.Serve(t, fake.DeepSeek)
+			d, err := New(openai.Options{Model: "deepseek-reasoner", BaseURL: url, APIKey: "k-test", MaxTokens: 256, Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := d.Generate(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stop != tt.Want || r.StopDetail != tt.Detail {
+				t.Errorf("stop = %q (%q), want %q (%q)", r.Stop, r.StopDetail, tt.Want, tt.Detail)
+			}
+			if tt.Stop == fake.StopLength && (r.Thinking == "" || r.Narration != "" || len(r.ToolCalls) != 0) {
+				t.Errorf("cut reply = %+v, want reasoning only", r)
+			}
+		})
+	}
+}

@@ -1,0 +1,72 @@
+package fake
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/killchain/killchain/agent"
+	"github.com/tidwall/sjson"
+)
+
+// StopCase is one row of a driver's stop-reason table: what the fake
+// answers and the stop reason the driver must read from it.
+type StopCase struct {
+	Name string
+	// Stop ends the model-like Provider's turn (NoStop: it finishes it).
+	Stop Stop
+	// Body, when set, is answered as is by a scripted Server instead: for
+	// reasons the Provider never sends (unknown, missing, malformed).
+	Body   string
+	Stream bool // Body is an NDJSON stream
+	// NoTools sends the request without tools, so a finished turn is
+	// narration alone.
+	NoTools bool
+	Want    agent.StopReason
+	Detail  string // the provider's raw value the driver keeps
+}
+
+// Serve starts the case's server for a driver of kind k and returns its
+// URL and the request to send: FirstRequest, without tools for NoTools.
+func (c StopCase) Serve(t testing.TB, k Kind) (string, agent.Request) {
+	t.Helper()
+	req := FirstRequest()
+	if c.NoTools {
+		req.Tools = nil
+	}
+	if c.Body != "" {
+		st := Step{Body: c.Body}
+		if c.Stream {
+			st.Stream, st.ContentType = true, "application/x-ndjson"
+		}
+		return New(t, st).URL, req
+	}
+	p := NewProvider(t, k, Options{})
+	if c.Stop != NoStop {
+		p.Fail(Fault{Name: string(c.Stop), Stop: c.Stop})
+	}
+	return p.URL, req
+}
+
+// Null is JSON null for Patch.
+var Null = json.RawMessage("null")
+
+// Patch returns the JSON document body with the value at path (sjson
+// syntax, e.g. "choices.0.finish_reason") set, or deleted when value is
+// nil; a json.RawMessage (such as Null) is written as is. It panics on a
+// bad path, which is a bug in the test.
+func Patch(body, path string, value any) string {
+	var out string
+	var err error
+	switch v := value.(type) {
+	case nil:
+		out, err = sjson.Delete(body, path)
+	case json.RawMessage:
+		out, err = sjson.SetRaw(body, path, string(v))
+	default:
+		out, err = sjson.Set(body, path, value)
+	}
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
