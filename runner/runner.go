@@ -148,6 +148,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		return sum, fmt.Errorf("plan: %w", err)
 	}
 	sum.Planned = len(plan)
+	if err := CheckCapabilities(r.backend.Name(), sandbox.CapabilitiesOf(r.backend), plan); err != nil {
+		return sum, err
+	}
 	hash := r.study.PlanHash(plan)
 	if err := r.prepareOutput(hash, len(plan)); err != nil {
 		return sum, err
