@@ -29,7 +29,13 @@ appended to DIR/runs.jsonl, DIR/events.jsonl and DIR/transcripts/ as they end,
 so Ctrl-C keeps every finished run.
 
 --resume finishes an interrupted study: it runs exactly the runs that are
-missing or errored and refuses if the study file changed the plan. Give it the
+missing or errored and refuses if the study file changed the plan. It first
+compacts the folder: what a killed process left of unfinished runs is
+dropped, and errored tries move to DIR/attempts.jsonl, so each run has one
+line in runs.jsonl and its events once in events.jsonl.
+
+A study whose tasks need what the sandbox cannot do (audio_inject needs
+audio, which --sandbox local lacks) is refused before anything runs. Give it the
 study folder (its study.hcl is used) or the study file with --output.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,6 +56,13 @@ study folder (its study.hcl is used) or the study file with --output.`,
 			}
 			if sandbox != "" {
 				s.Sandbox = sandbox
+			}
+			plan, err := s.Plan()
+			if err != nil {
+				return err
+			}
+			if err := checkBackend(s, plan); err != nil {
+				return err
 			}
 			secrets := limits.NewSecrets()
 			log := g.logger(secrets)

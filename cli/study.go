@@ -32,15 +32,22 @@ every problem in one pass and exits non-zero if any is an error.`,
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
-	var verbose bool
+	var (
+		verbose bool
+		sandbox string
+	)
 	cmd := &cobra.Command{
-		Use:   "plan FILE",
+		Use:   "plan [--sandbox NAME] FILE",
 		Short: "Print a study's cells and run counts without running anything",
 		Long: `plan expands a study's grids into runs and prints the totals: per grid and
 batch, per task, per model or writer→reader pair, per condition and defense.
 With --cells it lists every cell with its run count. It warns (on stderr)
 about models whose max_tokens leaves too little room beside their thinking:
-replies cut by the token limit end as truncated errors, not outcomes.`,
+replies cut by the token limit end as truncated errors, not outcomes.
+
+It refuses a study whose tasks need what its sandbox backend (the study's, or
+--sandbox) cannot do, as run would: audio_inject needs audio, which the
+local backend lacks.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, ok := study.LoadAndReport(args[0], g.stderr)
@@ -48,14 +55,21 @@ replies cut by the token limit end as truncated errors, not outcomes.`,
 				return errSilent
 			}
 			warnTokens(g.stderr, s)
+			if sandbox != "" {
+				s.Sandbox = sandbox
+			}
 			runs, err := s.Plan()
 			if err != nil {
+				return err
+			}
+			if err := checkBackend(s, runs); err != nil {
 				return err
 			}
 			return study.WritePlan(g.stdout, runs, verbose)
 		},
 	}
 	cmd.Flags().BoolVar(&verbose, "cells", false, "list every cell with its run count")
+	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker" or "local"`)
 	return cmd
 }
 

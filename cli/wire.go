@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/local"
@@ -18,23 +19,9 @@ func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logg
 	switch s.Sandbox {
 	case "local":
 		fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine; audio transcription is not available")
-		return &local.Backend{}, map[string]any{"sandbox": "local"}, func() {}, nil
+		return newLocal(), map[string]any{"sandbox": "local"}, func() {}, nil
 	case "docker", "":
-		opts := docker.DefaultOptions()
-		if s.MemoryMB > 0 {
-			opts.MemoryMB = int64(s.MemoryMB)
-		}
-		if s.CPUs > 0 {
-			opts.CPUs = s.CPUs
-		}
-		if s.PidsLimit > 0 {
-			opts.PidsLimit = int64(s.PidsLimit)
-		}
-		if s.Runtime != "" && s.Runtime != study.DefaultRuntime {
-			opts.Runtime = s.Runtime
-		}
-		opts.Fixtures = tasks.Fixtures
-		opts.Audio = audioConfig()
+		opts := dockerOptions(s)
 		opts.Logger = log
 		opts.Progress = g.stderr
 		be, err := docker.New(ctx, opts)
@@ -49,5 +36,53 @@ func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logg
 		}
 		return be, extra, closeFn, nil
 	}
-	return nil, nil, nil, fmt.Errorf("unknown sandbox %q (want docker or local)", s.Sandbox)
+	return nil, nil, nil, unknownSandbox(s.Sandbox)
+}
+
+func unknownSandbox(name string) error {
+	return fmt.Errorf("unknown sandbox %q (want docker or local)", name)
+}
+
+// newLocal is the local backend the CLI opens: no speech synthesizer or
+// transcriber, so no audio.
+func newLocal() *local.Backend { return &local.Backend{} }
+
+// dockerOptions are the Docker backend's options for a study, before the
+// logger and progress writer are added.
+func dockerOptions(s *study.Study) docker.Options {
+	opts := docker.DefaultOptions()
+	if s.MemoryMB > 0 {
+		opts.MemoryMB = int64(s.MemoryMB)
+	}
+	if s.CPUs > 0 {
+		opts.CPUs = s.CPUs
+	}
+	if s.PidsLimit > 0 {
+		opts.PidsLimit = int64(s.PidsLimit)
+	}
+	if s.Runtime != "" && s.Runtime != study.DefaultRuntime {
+		opts.Runtime = s.Runtime
+	}
+	opts.Fixtures = tasks.Fixtures
+	opts.Audio = audioConfig()
+	return opts
+}
+
+// checkBackend refuses a plan whose tasks need what the study's backend
+// cannot do (runner.CheckCapabilities), from the options openBackend would
+// use, so plan and run refuse before Docker is reached or anything written.
+func checkBackend(s *study.Study, plan []study.Run) error {
+	var (
+		name = s.Sandbox
+		have []sandbox.Capability
+	)
+	switch s.Sandbox {
+	case "local":
+		have = newLocal().Capabilities()
+	case "docker", "":
+		name, have = "docker", dockerOptions(s).Capabilities()
+	default:
+		return unknownSandbox(s.Sandbox)
+	}
+	return runner.CheckCapabilities(name, have, plan)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/killchain/killchain/agent"
 	"github.com/killchain/killchain/models/internal/fake"
+	"github.com/killchain/killchain/results"
 )
 
 // runFault is a fault a provider shows in the middle of a relay run.
@@ -111,11 +112,19 @@ func TestRunFaults(t *testing.T) {
 				if again.Ran != 1 || again.Skipped != 1 || again.Errors != 0 {
 					t.Fatalf("resume summary %+v, want exactly the errored run", again)
 				}
+				// The errored try moved to attempts.jsonl: one line per run.
 				lines := readLines(t, dir)
-				if len(lines) != 3 || lines[2].RunID != hack.RunID {
-					t.Fatalf("resume wrote %d lines, last %s, want the errored run %s", len(lines), lines[len(lines)-1].RunID, hack.RunID)
+				if len(lines) != 2 || lines[1].RunID != hack.RunID {
+					t.Fatalf("resume left %d lines, last %s, want the errored run %s", len(lines), lines[len(lines)-1].RunID, hack.RunID)
 				}
-				if r := lines[2]; r.Error != "" || r.Stage != "executed" || !r.AttackGoal {
+				var attempts []results.Run
+				if err := results.ReadAttempts(dir, func(r results.Run) error { attempts = append(attempts, r); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				if len(attempts) != 1 || attempts[0].RunID != hack.RunID || attempts[0].Error != hack.Error {
+					t.Errorf("attempts.jsonl holds %+v, want the errored try", attempts)
+				}
+				if r := lines[1]; r.Error != "" || r.Stage != "executed" || !r.AttackGoal {
 					t.Errorf("resumed run: error %q stage %s attack_goal %v", r.Error, r.Stage, r.AttackGoal)
 				}
 			})

@@ -70,9 +70,11 @@ var stageSignals = map[string]bool{"exposed": true, "persisted": true, "relayed"
 
 // readEvents streams the events file at path. Events of one run are written
 // together (results.Writer), so per-run state is kept for the current run
-// only. A run that was resumed after an error has its events twice; the
-// counts then include both attempts. A missing file is no error: older
-// studies and imports have none.
+// only. Each recorded run has its events once (results.Compact drops the
+// events of unrecorded tries when a study is resumed); a folder written
+// before that may hold a resumed run's events twice, and the counts then
+// include both. A missing file is no error: older studies and imports have
+// none.
 func readEvents(path string, pick func(runID string) bool) (*EventStats, error) {
 	st := &EventStats{
 		Signals:   make(map[signalKey]*signalCount),

@@ -58,6 +58,11 @@ type Run struct {
 	OutputTokens    int `json:"output_tokens"`
 	ReasoningTokens int `json:"reasoning_tokens"`
 
+	// Events is how many lines the run has in events.jsonl, set by Write;
+	// nil on lines written before it existed. Compact keeps a run's last
+	// Events events and drops older copies.
+	Events *int `json:"events,omitempty"`
+
 	DurationMS int64  `json:"duration_ms"`
 	Error      string `json:"error"`
 	// ErrorKind is "provider", "truncated", "refused", "sandbox", "defense"

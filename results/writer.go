@@ -12,30 +12,46 @@ import (
 
 // File names inside a study folder.
 const (
-	RunsFile       = "runs.jsonl"
-	EventsFile     = "events.jsonl"
-	ManifestFile   = "manifest.json"
-	StudyFile      = "study.hcl"
+	RunsFile     = "runs.jsonl"
+	EventsFile   = "events.jsonl"
+	ManifestFile = "manifest.json"
+	StudyFile    = "study.hcl"
+	// AttemptsFile keeps the run lines Compact took out of runs.jsonl:
+	// errored tries and lines a later try superseded. Nothing recorded is lost.
+	AttemptsFile   = "attempts.jsonl"
 	TranscriptsDir = "transcripts"
 )
 
 // Writer appends finished runs to a study folder. Each run's transcript,
 // events and run line are written and synced before Write returns, so an
-// interrupted study keeps every finished run. It is safe for concurrent use.
+// interrupted study keeps every finished run. It is safe for concurrent use,
+// but only one Writer (one process) may hold a folder at a time.
+//
+// The order of the writes is what makes a run's record atomic (see Write):
+// a run counts as recorded only once its line is in runs.jsonl, and Open
+// compacts the folder (see Compact) so that whatever a killed process left
+// of an unrecorded run is gone before the run is written again.
 type Writer struct {
-	dir    string
-	mu     sync.Mutex
-	runs   *os.File
-	events *os.File
+	dir       string
+	mu        sync.Mutex
+	runs      *os.File
+	events    *os.File
+	compacted CompactStats
 }
 
-// Open opens (or creates) the study folder for appending.
+// Open opens (or creates) the study folder for appending. It first compacts
+// the folder (see Compact): afterwards runs.jsonl holds one finished,
+// error-free line per run id and events.jsonl only those runs' events, each
+// once. A caller resuming a study runs again every run without a line.
 func Open(dir string) (*Writer, error) {
 	if err := os.MkdirAll(filepath.Join(dir, TranscriptsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open results: %w", err)
 	}
-	w := &Writer{dir: dir}
-	var err error
+	st, err := Compact(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open results: %w", err)
+	}
+	w := &Writer{dir: dir, compacted: st}
 	if w.runs, err = openAppend(filepath.Join(dir, RunsFile)); err != nil {
 		return nil, err
 	}
@@ -45,6 +61,9 @@ func Open(dir string) (*Writer, error) {
 	}
 	return w, nil
 }
+
+// Compacted reports what Open's compaction changed in the folder.
+func (w *Writer) Compacted() CompactStats { return w.compacted }
 
 func openAppend(p string) (*os.File, error) {
 	if err := dropPartialLine(p); err != nil {
@@ -61,15 +80,22 @@ func openAppend(p string) (*os.File, error) {
 func (w *Writer) Dir() string { return w.dir }
 
 // Write records one finished run: its transcript (any JSON value), its
-// events (each marshalled to one line) and finally its run line. The run
-// line goes last so that a run counts as finished only once all is on disk.
+// events (each marshalled to one line) and finally its run line, which also
+// counts the events (Run.Events).
+//
+// Crash order: the transcript is renamed into place, then the events are
+// appended and synced, then the run line is appended and synced. A process
+// killed before the run line is complete leaves at most a transcript (the
+// rerun replaces it), events without a run line (orphans) and a partial last
+// line; Open drops all of them (see Compact) before the run is written
+// again. Once the run line is on disk, so is everything before it.
 func Write[E any](w *Writer, run Run, events []E, transcript any) error {
 	if transcript != nil {
 		data, err := json.MarshalIndent(transcript, "", "  ")
 		if err != nil {
 			return fmt.Errorf("transcript %s: %w", run.RunID, err)
 		}
-		if err := os.WriteFile(filepath.Join(w.dir, TranscriptsDir, run.RunID+".json"), data, 0o644); err != nil {
+		if err := writeFileAtomic(filepath.Join(w.dir, TranscriptsDir, run.RunID+".json"), data); err != nil {
 			return fmt.Errorf("transcript %s: %w", run.RunID, err)
 		}
 	}
@@ -81,6 +107,8 @@ func Write[E any](w *Writer, run Run, events []E, transcript any) error {
 		}
 		ev = append(append(ev, line...), '\n')
 	}
+	n := len(events)
+	run.Events = &n
 	line, err := json.Marshal(run)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", run.RunID, err)
@@ -105,17 +133,56 @@ func Write[E any](w *Writer, run Run, events []E, transcript any) error {
 }
 
 // WriteJSON writes a JSON file (such as manifest.json) into the folder.
-func (w *Writer) WriteJSON(name string, v any) error {
+func (w *Writer) WriteJSON(name string, v any) error { return WriteJSON(w.dir, name, v) }
+
+// WriteJSON writes v as indented JSON to dir/name, atomically: a reader (or
+// a process resuming after a crash) sees the old file or the new one.
+func WriteJSON(dir, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	tmp := filepath.Join(w.dir, name+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, name), append(data, '\n')); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return os.Rename(tmp, filepath.Join(w.dir, name))
+	return nil
 }
+
+// WriteFile writes data to dir/name atomically (see WriteJSON).
+func WriteFile(dir, name string, data []byte) error {
+	if err := writeFileAtomic(filepath.Join(dir, name), data); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes a temporary file beside p, syncs it and renames it
+// over p.
+func writeFileAtomic(p string, data []byte) error {
+	tmp := p + tmpSuffix
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// tmpSuffix marks a file being written; one left by a killed process is
+// never read and is removed by Compact.
+const tmpSuffix = ".tmp"
 
 // Close closes the files.
 func (w *Writer) Close() error {
@@ -130,9 +197,10 @@ func (w *Writer) Close() error {
 }
 
 // Repair drops the partial last line a killed process may have left in a
-// study folder's runs.jsonl and events.jsonl.
+// study folder's runs.jsonl, events.jsonl and attempts.jsonl. Compact
+// repairs and does more.
 func Repair(dir string) error {
-	for _, name := range []string{RunsFile, EventsFile} {
+	for _, name := range []string{RunsFile, EventsFile, AttemptsFile} {
 		if err := dropPartialLine(filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("repair %s: %w", name, err)
 		}

@@ -98,7 +98,7 @@ func buildInfo() (version, commit string) {
 
 // writeManifest writes manifest.json at a study's start (or resume) and,
 // with update, again at its end, keeping what the start recorded.
-func (r *Runner) writeManifest(w *results.Writer, hash string, planned int, update bool) error {
+func (r *Runner) writeManifest(hash string, planned int, update bool) error {
 	now := time.Now().UTC().Format(time.RFC3339)
 	m, err := ReadManifest(r.opts.Output)
 	switch {
@@ -124,5 +124,5 @@ func (r *Runner) writeManifest(w *results.Writer, hash string, planned int, upda
 	if len(r.opts.Manifest) > 0 {
 		m.Extra = r.opts.Manifest
 	}
-	return w.WriteJSON(results.ManifestFile, m)
+	return results.WriteJSON(r.opts.Output, results.ManifestFile, m)
 }

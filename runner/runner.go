@@ -148,10 +148,27 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		return sum, fmt.Errorf("plan: %w", err)
 	}
 	sum.Planned = len(plan)
+	if err := CheckCapabilities(r.backend.Name(), sandbox.CapabilitiesOf(r.backend), plan); err != nil {
+		return sum, err
+	}
 	hash := r.study.PlanHash(plan)
-	done, used, err := r.prepareOutput(hash)
+	if err := r.prepareOutput(hash, len(plan)); err != nil {
+		return sum, err
+	}
+	// Open compacts the folder: what a killed process left of unrecorded
+	// runs is gone, and errored tries have moved to attempts.jsonl.
+	w, err := results.Open(r.opts.Output)
 	if err != nil {
 		return sum, err
+	}
+	defer w.Close()
+	if st := w.Compacted(); st.Changed() || st.Short > 0 {
+		r.log.Info("study folder compacted", "runs", st.Runs, "moved_to_attempts", st.Moved,
+			"orphan_events", st.Orphans, "duplicate_events", st.Duplicates, "runs_short_of_events", st.Short)
+	}
+	done, used, err := finished(r.opts.Output)
+	if err != nil {
+		return sum, fmt.Errorf("resume: %w", err)
 	}
 	var canaries canary.Set
 	for _, c := range used {
@@ -164,14 +181,6 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			continue
 		}
 		todo = append(todo, pr)
-	}
-	w, err := results.Open(r.opts.Output)
-	if err != nil {
-		return sum, err
-	}
-	defer w.Close()
-	if err := r.writeManifest(w, hash, len(plan), false); err != nil {
-		return sum, err
 	}
 	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
 
@@ -241,7 +250,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			r.opts.Manifest = map[string]any{}
 		}
 		r.opts.Manifest["snapshots"] = sn.Snapshots()
-		if merr := r.writeManifest(w, hash, len(plan), true); merr != nil && err == nil {
+		if merr := r.writeManifest(hash, len(plan), true); merr != nil && err == nil {
 			err = merr
 		}
 	}
@@ -253,47 +262,62 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	return sum, err
 }
 
-// prepareOutput checks the study folder and returns the run ids already
-// finished without error and the canaries they used.
-func (r *Runner) prepareOutput(hash string) (map[string]bool, []string, error) {
+// prepareOutput checks the study folder. A new study gets its study.hcl and
+// manifest.json before anything else, so a folder that holds runs always
+// holds what --resume needs; a resumed one must hold the same plan.
+func (r *Runner) prepareOutput(hash string, planned int) error {
 	dir := r.opts.Output
-	runsPath := filepath.Join(dir, results.RunsFile)
-	_, statErr := os.Stat(runsPath)
-	exists := statErr == nil
-	if exists && !r.opts.Resume {
-		return nil, nil, fmt.Errorf("%s already holds a study: resume it with --resume or choose another --output", dir)
+	held := false
+	for _, name := range []string{results.RunsFile, results.ManifestFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			held = true
+		}
 	}
-	if !exists {
+	if held && !r.opts.Resume {
+		return fmt.Errorf("%s already holds a study: resume it with --resume or choose another --output", dir)
+	}
+	if !held {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, nil, fmt.Errorf("output: %w", err)
+			return fmt.Errorf("output: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, results.StudyFile), r.study.Source, 0o644); err != nil {
-			return nil, nil, fmt.Errorf("output: %w", err)
+		if err := results.WriteFile(dir, results.StudyFile, r.study.Source); err != nil {
+			return fmt.Errorf("output: %w", err)
 		}
-		return map[string]bool{}, nil, nil
+		return r.writeManifest(hash, planned, false)
 	}
 	m, err := ReadManifest(dir)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if m.PlanHash != hash {
-		return nil, nil, fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s): run it into a new --output", dir, m.PlanHash, hash)
+		return fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s): run it into a new --output", dir, m.PlanHash, hash)
 	}
-	if err := results.Repair(dir); err != nil {
-		return nil, nil, fmt.Errorf("resume: %w", err)
-	}
+	return r.writeManifest(hash, planned, false)
+}
+
+// finished reads a compacted study folder: the run ids recorded without
+// error, and every canary the study used, in its runs and in its attempts.
+func finished(dir string) (map[string]bool, []string, error) {
 	done := map[string]bool{}
 	var used []string
-	err = results.ReadRuns(runsPath, func(run results.Run) error {
+	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
 		if run.Canary != "" {
 			used = append(used, run.Canary)
 		}
-		// A later line for the same run (a re-run) replaces the earlier one.
 		done[run.RunID] = run.Error == ""
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("resume: %w", err)
+		return nil, nil, err
+	}
+	err = results.ReadAttempts(dir, func(run results.Run) error {
+		if run.Canary != "" {
+			used = append(used, run.Canary)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	for id, ok := range done {
 		if !ok {

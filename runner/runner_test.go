@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,20 +98,42 @@ func TestProviderErrorIsRecordedAndResumed(t *testing.T) {
 		if sum.Ran != len(errored) || sum.Skipped != sum.Planned-len(errored) || sum.Errors != 0 {
 			t.Fatalf("resume summary %+v, want %d runs", sum, len(errored))
 		}
-		all := readAll(t, out)
-		for _, run := range all[len(first):] {
-			if !errored[run.RunID] {
-				t.Errorf("resume re-ran finished run %s", run.RunID)
+		// Each run once in runs.jsonl, the finished ones untouched; the
+		// errored first tries moved to attempts.jsonl.
+		kept := map[string]string{}
+		for _, run := range first {
+			if run.Error == "" {
+				kept[run.RunID] = run.Canary
 			}
 		}
+		all := readAll(t, out)
+		if len(all) != sum.Planned {
+			t.Errorf("runs.jsonl holds %d lines, want %d", len(all), sum.Planned)
+		}
 		canaries := map[string]bool{}
+		seen := map[string]bool{}
 		for _, run := range all {
-			if run.Canary != "" {
-				if canaries[run.Canary] {
-					t.Errorf("canary %s used twice", run.Canary)
-				}
-				canaries[run.Canary] = true
+			if seen[run.RunID] || run.Error != "" {
+				t.Errorf("run %s: twice or errored (%q)", run.RunID, run.Error)
 			}
+			seen[run.RunID] = true
+			if c, ok := kept[run.RunID]; ok && c != run.Canary {
+				t.Errorf("resume re-ran finished run %s", run.RunID)
+			}
+			canaries[run.Canary] = true
+		}
+		moved := map[string]bool{}
+		if err := results.ReadAttempts(out, func(run results.Run) error {
+			moved[run.RunID] = true
+			if run.Canary != "" && canaries[run.Canary] {
+				t.Errorf("canary %s used twice", run.Canary)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(moved, errored) {
+			t.Errorf("attempts.jsonl holds %v, want the errored runs %v", moved, errored)
 		}
 	})
 	t.Run("a second resume has nothing to do", func(t *testing.T) {

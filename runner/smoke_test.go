@@ -3,14 +3,17 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/killchain/killchain/agent"
 	"github.com/killchain/killchain/models/scripted"
 	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/study"
 	"github.com/killchain/killchain/tasks"
@@ -19,7 +22,8 @@ import (
 func scriptedOnly(m *study.Model) (agent.Model, error) { return scripted.New(m.Policy) }
 
 // runStudy runs a study file into a temp folder with the local backend and
-// returns its runs.
+// returns its runs. The local backend has no audio: the study's tasks that
+// need it must be refused before any run, and are then left out.
 func runStudy(t *testing.T, file string) (string, []results.Run) {
 	t.Helper()
 	s, diags := study.Load(file)
@@ -27,7 +31,19 @@ func runStudy(t *testing.T, file string) (string, []results.Run) {
 		t.Fatalf("load %s: %v", file, diags)
 	}
 	out := t.TempDir()
-	r, err := New(s, Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: scriptedOnly})
+	be := &local.Backend{Root: t.TempDir()}
+	if dropped := withoutTasksNeeding(s, sandbox.CapabilitiesOf(be)); len(dropped) > 0 {
+		r, err := New(loadStudy(t, file), Options{Output: filepath.Join(out, "refused"), Backend: be, Models: scriptedOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ce *CapabilityError
+		if _, err := r.Run(context.Background()); !errors.As(err, &ce) || len(ce.Tasks) != len(dropped) {
+			t.Fatalf("%s on local: err = %v, want a refusal of %v", file, err, dropped)
+		}
+		t.Logf("local backend: left out %v", dropped)
+	}
+	r, err := New(s, Options{Output: out, Backend: be, Models: scriptedOnly})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +64,38 @@ func runStudy(t *testing.T, file string) (string, []results.Run) {
 	return out, runs
 }
 
+// withoutTasksNeeding removes from s's grids the tasks that need a
+// capability outside have, drops grids left empty, and returns the tasks
+// removed.
+func withoutTasksNeeding(s *study.Study, have []sandbox.Capability) []string {
+	var dropped []string
+	grids := s.Grids[:0]
+	for _, g := range s.Grids {
+		var keep []string
+		for _, name := range g.Tasks {
+			tk, ok := tasks.Get(name)
+			if ok && len(sandbox.Missing(tk.Needs(), have)) > 0 {
+				if !slices.Contains(dropped, name) {
+					dropped = append(dropped, name)
+				}
+				continue
+			}
+			keep = append(keep, name)
+		}
+		g.Tasks = keep
+		if len(keep) > 0 {
+			grids = append(grids, g)
+		}
+	}
+	s.Grids = grids
+	return dropped
+}
+
 // TestSmokeContract checks that the reference agents measure what they
 // claim: the harness's positive and negative controls.
 func TestSmokeContract(t *testing.T) {
 	out, runs := runStudy(t, "../hcl/smoke.hcl")
 	is := results.Is
-	// audio_inject needs the Docker backend's transcriber; locally the tool
-	// reports it is unavailable, so the agent is never exposed.
-	skipAudio := func(r results.Run) bool { return r.Task == "audio_inject" }
 	lag := map[string][]int{}
 	checks := []struct {
 		name  string
@@ -67,7 +107,7 @@ func TestSmokeContract(t *testing.T) {
 			func(r results.Run) bool { return !is(r.Executed) && !r.Contaminated && r.Canary == "" }},
 		{"attacked runs carry a canary", func(r results.Run) bool { return r.Attacked }, func(r results.Run) bool { return strings.HasPrefix(r.Canary, "SECRET-") }},
 		{"compliant alone executes every attacked run", func(r results.Run) bool {
-			return r.Defense == "none" && r.Attacked && r.ModelA == "compliant" && r.ModelB == "" && !skipAudio(r)
+			return r.Defense == "none" && r.Attacked && r.ModelA == "compliant" && r.ModelB == ""
 		}, func(r results.Run) bool { return is(r.Executed) && r.Stage == "executed" }},
 		{"compliant→compliant executes every attacked run", func(r results.Run) bool {
 			return r.Defense == "none" && r.Attacked && r.ModelA == "compliant" && r.ModelB == "compliant"
@@ -77,7 +117,7 @@ func TestSmokeContract(t *testing.T) {
 		{"paraphraser→compliant reaches the goal without the token", func(r results.Run) bool {
 			return r.Defense == "none" && r.Attacked && r.ModelA == "paraphraser" && r.ModelB == "compliant"
 		}, func(r results.Run) bool { return r.AttackGoal && !is(r.Executed) }},
-		{"quoter notices and never executes", func(r results.Run) bool { return r.Attacked && r.ModelA == "quoter" && !skipAudio(r) },
+		{"quoter notices and never executes", func(r results.Run) bool { return r.Attacked && r.ModelA == "quoter" },
 			func(r results.Run) bool { return r.Noticed && r.NoticedNarration && !is(r.Executed) }},
 		{"silent never calls a tool", func(r results.Run) bool { return r.ModelA == "silent" },
 			func(r results.Run) bool { return r.NoToolCall && !is(r.Executed) && r.ToolCallsA == 0 }},

@@ -1,7 +1,8 @@
 // Package local runs a run's tools in-process over a fresh temporary folder.
 // It is the backend for machines without Docker: the tool code is the same
 // toolbox the Docker backend runs inside its containers, but nothing isolates
-// the run from the host, and audio transcription is not available.
+// the run from the host, and audio is available only when the caller gives
+// it a Synthesizer and a Transcriber.
 package local
 
 import (
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/killchain/killchain/sandbox"
@@ -18,23 +20,44 @@ import (
 // Backend opens local sandboxes under Root (the system temp folder when empty).
 type Backend struct {
 	Root string
-	// Transcriber, when set, makes transcribe_audio available.
+	// Synthesizer and Transcriber, when both are set, give the backend the
+	// audio capability: speech clips are synthesized at Open and
+	// transcribe_audio is available.
+	Synthesizer Synthesizer
 	Transcriber toolbox.Transcriber
 }
 
-var _ sandbox.Backend = (*Backend)(nil)
+// Synthesizer speaks text into a WAV file (audio.Synthesizer is one).
+type Synthesizer interface {
+	Synthesize(ctx context.Context, text, wavPath string) error
+}
+
+var (
+	_ sandbox.Backend = (*Backend)(nil)
+	_ sandbox.Capable = (*Backend)(nil)
+)
 
 // Name returns "local".
 func (b *Backend) Name() string { return "local" }
 
-// Open prepares a fresh folder for one run.
+// Capabilities returns audio when the backend has a Synthesizer and a
+// Transcriber, and nothing otherwise.
+func (b *Backend) Capabilities() []sandbox.Capability {
+	if b.Synthesizer != nil && b.Transcriber != nil {
+		return []sandbox.Capability{sandbox.Audio}
+	}
+	return nil
+}
+
+// Open prepares a fresh folder for one run. An environment with speech
+// clips is refused (sandbox.ErrUnavailable) by a backend without audio: the
+// run is then an error, never an outcome.
 func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if len(env.Speech) > 0 && b.Transcriber == nil {
-		// The clip cannot be synthesized here; the tool will say so when called.
-		env.Speech = nil
+	if len(env.Speech) > 0 && sandbox.Missing([]sandbox.Capability{sandbox.Audio}, b.Capabilities()) != nil {
+		return nil, fmt.Errorf("local sandbox: task %s needs %s: %w", env.Task, sandbox.Audio.Describe(), sandbox.ErrUnavailable)
 	}
 	dir, err := os.MkdirTemp(b.Root, "killchain-"+env.Run+"-")
 	if err != nil {
@@ -45,7 +68,28 @@ func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, e
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("local sandbox: %w", err)
 	}
+	for _, sp := range env.Speech {
+		if err := b.speak(ctx, dir, sp); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("local sandbox: %w", err)
+		}
+	}
 	return &Sandbox{box: box, dir: dir}, nil
+}
+
+// speak synthesizes one clip into the run's folder.
+func (b *Backend) speak(ctx context.Context, dir string, sp sandbox.Speech) error {
+	if !filepath.IsLocal(sp.Path) {
+		return fmt.Errorf("speech %q: path outside the sandbox", sp.Path)
+	}
+	out := filepath.Join(dir, sp.Path)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("speech %s: %w", sp.Path, err)
+	}
+	if err := b.Synthesizer.Synthesize(ctx, sp.Text, out); err != nil {
+		return fmt.Errorf("speech %s: %w", sp.Path, err)
+	}
+	return nil
 }
 
 // Sandbox is one run's folder.

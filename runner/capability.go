@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/study"
+	"github.com/killchain/killchain/tasks"
+)
+
+// CapabilityError is a plan refused because some of its tasks need what
+// the chosen sandbox backend cannot do.
+type CapabilityError struct {
+	Backend string
+	// Tasks are the refused tasks, sorted, each with what it lacks.
+	Tasks []TaskGap
+	// Runs is how many planned runs those tasks hold, of Planned.
+	Runs, Planned int
+}
+
+// TaskGap is one task and the capabilities a backend lacks for it.
+type TaskGap struct {
+	Task    string
+	Missing []sandbox.Capability
+}
+
+func (e *CapabilityError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sandbox %q cannot run %d task(s) of this study (%d of %d planned runs):", e.Backend, len(e.Tasks), e.Runs, e.Planned)
+	var names []string
+	for _, g := range e.Tasks {
+		var what []string
+		for _, c := range g.Missing {
+			what = append(what, fmt.Sprintf("%s (%s)", c, c.Describe()))
+		}
+		fmt.Fprintf(&b, "\n  %s needs %s, which %q lacks", g.Task, strings.Join(what, ", "), e.Backend)
+		names = append(names, g.Task)
+	}
+	b.WriteString("\n")
+	if e.Backend != "docker" {
+		b.WriteString("run the study with --sandbox docker, or ")
+	}
+	fmt.Fprintf(&b, "remove %s from the study's grids", strings.Join(names, ", "))
+	return b.String()
+}
+
+// CheckCapabilities refuses a plan that holds runs of a task needing a
+// capability (tasks.Task.Needs) the backend named backend lacks; have is
+// what it can do (sandbox.CapabilitiesOf, or the backend's options before
+// it is opened). plan and run both call it, before any run starts. It
+// returns a *CapabilityError, or nil.
+func CheckCapabilities(backend string, have []sandbox.Capability, plan []study.Run) error {
+	e := &CapabilityError{Backend: backend, Planned: len(plan)}
+	gaps := map[string][]sandbox.Capability{}
+	for _, r := range plan {
+		missing, seen := gaps[r.Task]
+		if !seen {
+			t, ok := tasks.Get(r.Task)
+			if !ok {
+				continue // the plan already refused unknown tasks
+			}
+			missing = sandbox.Missing(t.Needs(), have)
+			gaps[r.Task] = missing
+		}
+		if len(missing) > 0 {
+			e.Runs++
+		}
+	}
+	for name, missing := range gaps {
+		if len(missing) > 0 {
+			e.Tasks = append(e.Tasks, TaskGap{Task: name, Missing: missing})
+		}
+	}
+	if len(e.Tasks) == 0 {
+		return nil
+	}
+	slices.SortFunc(e.Tasks, func(a, b TaskGap) int { return strings.Compare(a.Task, b.Task) })
+	return e
+}

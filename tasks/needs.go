@@ -1,0 +1,39 @@
+package tasks
+
+import (
+	"slices"
+
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/tools"
+)
+
+// toolNeeds maps the tools a backend may lack to the capability they need.
+var toolNeeds = map[string]sandbox.Capability{
+	tools.TranscribeAudio: sandbox.Audio,
+}
+
+// Needs returns the sandbox capabilities a task's runs need, derived from
+// its definition: a role offered transcribe_audio, or a spoken payload
+// variant (whose environment carries speech clips), needs audio. A backend
+// that lacks one cannot run the task (see sandbox.Capable).
+func (t *Task) Needs() []sandbox.Capability {
+	var need []sandbox.Capability
+	add := func(c sandbox.Capability) {
+		if !slices.Contains(need, c) {
+			need = append(need, c)
+		}
+	}
+	for _, r := range t.Roles {
+		for _, tool := range r.Tools {
+			if c, ok := toolNeeds[tool]; ok {
+				add(c)
+			}
+		}
+	}
+	for _, v := range t.Variants {
+		if v.Spoken {
+			add(sandbox.Audio)
+		}
+	}
+	return need
+}
