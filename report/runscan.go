@@ -137,6 +137,8 @@ func (s *runScanner) field(data []byte, p int, key []byte, r *results.Run) (int,
 		return small(&r.ClassifierErrors)
 	case "lag":
 		return optInt(data, p, &r.Lag)
+	case "events":
+		return optInt(data, p, &r.Events)
 	case "steps_a":
 		return small(&r.StepsA)
 	case "steps_b":
