@@ -67,7 +67,7 @@ func TestForeign(t *testing.T) {
 	const c = "SECRET-0A1B2C3D"
 	tests := []struct {
 		name, text, canary string
-		want                []string
+		want               []string
 	}{
 		{"the canary itself", "x SECRET-0A1B2C3D y", c, nil},
 		{"a near-miss of the canary", "x SECRET-0A1B2C3E y", c, nil},
