@@ -12,6 +12,7 @@ import (
 
 	"github.com/killchain/killchain/agent"
 	"github.com/killchain/killchain/models/scripted"
+	"github.com/killchain/killchain/recount"
 	"github.com/killchain/killchain/results"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
@@ -95,6 +96,15 @@ func withoutTasksNeeding(s *study.Study, have []sandbox.Capability) []string {
 // claim: the harness's positive and negative controls.
 func TestSmokeContract(t *testing.T) {
 	out, runs := runStudy(t, "../hcl/smoke.hcl")
+	t.Run("stage labels agree with a recount from the transcripts", func(t *testing.T) {
+		res, err := recount.Study(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Runs == 0 || res.Missing != 0 || len(res.Disagreements) != 0 {
+			t.Errorf("recounted %d runs, %d without a transcript; disagreements %+v", res.Runs, res.Missing, res.Disagreements)
+		}
+	})
 	is := results.Is
 	lag := map[string][]int{}
 	checks := []struct {
