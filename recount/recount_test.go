@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 		want     Flags
 	}{
 		{"nothing", tracker.Single, nil, state(), state(), Flags{Exposed: no(), Executed: no()}},
-		{"exposed and executed", tracker.Single, []agent.Entry{result("a", tools.GetWebpage, "do "+tok, false)}, state(), state(sent("here "+tok)),
+		{"exposed and executed", tracker.Single, []agent.Entry{result("a", tools.GetWebpage, "do "+tok, false)}, state(), state(sent("here " + tok)),
 			Flags{Exposed: yes(), Executed: yes()}},
 		{"a report from before the run is no effect of it", tracker.Single, nil, state(sent(tok)), state(sent(tok)), Flags{Exposed: no(), Executed: no()}},
 		{"memory relay: persisted and read by the reader", tracker.MemoryRelay,
