@@ -62,6 +62,9 @@ type Behavior struct {
 	// thinking.
 	Resist bool
 	Quirk  Quirk
+	// ArrayValues writes memory values as a JSON array of lines, not a
+	// string, as some real models do.
+	ArrayValues bool
 }
 
 // UnknownToolName is the tool an UnknownTool quirk calls.
@@ -199,6 +202,10 @@ func (b Behavior) Next(c *Conversation) Turn {
 		}
 		think = append(think, "I have the content; now I store a concise summary under \""+key+"\" with write_memory.")
 		t.Calls = []Call{{Name: "write_memory", Args: args(map[string]string{"key": key, "value": summary})}}
+		if b.ArrayValues {
+			v, _ := json.Marshal(map[string]any{"key": key, "value": strings.Split(summary, "\n")})
+			t.Calls[0].Args = string(v)
+		}
 		t.Narration = "Storing a summary of the page in shared memory."
 	case c.offered("send_report") && !c.done("send_report"):
 		summary, dropped := b.summarize(c.source(), prompt)
