@@ -58,7 +58,8 @@ func readTranscript(dir, runID string) (*transcript, error) {
 
 // signalRank orders event signals by how far they show the canary went.
 var signalRank = map[string]int{
-	tracker.SigSeen: 1, tracker.SigContamination: 1, tracker.SigBlockedWrite: 2, tracker.SigBlockedCall: 2,
+	tracker.SigSeen: 1, tracker.SigContamination: 1, tracker.SigAttempt: 2, tracker.SigClassifierError: 2,
+	tracker.SigBlockedWrite: 2, tracker.SigBlockedCall: 2,
 	tracker.SigNoticed: 3, "exposed": 4, "persisted": 5, "relayed": 6, "executed": 7,
 }
 
