@@ -115,15 +115,25 @@ func unknownName(flag, what, name string, valid []string) error {
 	return fmt.Errorf("--%s: %q is not a %s of this study; %sits grids use: %s", flag, name, what, hint, strings.Join(valid, ", "))
 }
 
-// closest returns the valid name nearest to name in edit distance, or ""
-// when none is within a third of the name's length (at least one edit, and
-// fewer edits than the name has letters).
+// closest returns the valid name nearest to name in edit distance when
+// one is within a third of the name's length (at least one edit, and fewer
+// edits than the name has letters); else the only valid name that holds
+// name (such as "audio_inject" for "audio"); else "".
 func closest(name string, valid []string) string {
+	lower := strings.ToLower(name)
 	best, bestD := "", min(max(1, len(name)/3), len(name)-1)+1
+	var holding []string
 	for _, v := range valid {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(v)); d < bestD {
+		lv := strings.ToLower(v)
+		if d := editDistance(lower, lv); d < bestD {
 			best, bestD = v, d
 		}
+		if len(lower) >= 3 && strings.Contains(lv, lower) {
+			holding = append(holding, v)
+		}
+	}
+	if best == "" && len(holding) == 1 {
+		return holding[0]
 	}
 	return best
 }

@@ -33,6 +33,8 @@ func TestSelectionValidate(t *testing.T) {
 			Conditions: []string{"hack"}, Defenses: []string{"all"}, Sample: 10}},
 		{name: "misspelt task", sel: Selection{Tasks: []string{"memory_poisn"}},
 			want: []string{`--tasks: "memory_poisn" is not a task of this study; did you mean "memory_poison"? its grids use: memory_poison, tool_poison`}},
+		{name: "part of a task's name", sel: Selection{Tasks: []string{"audio"}},
+			want: []string{`--tasks: "audio" is not a task of this study; did you mean "audio_inject"?`}},
 		{name: "unknown model without a near name", sel: Selection{Models: []string{"gpt-4o"}},
 			want: []string{`--models: "gpt-4o" is not a model of this study; its grids use: compliant, resistant`}},
 		{name: "every list", sel: Selection{
