@@ -40,11 +40,11 @@ audio, which --sandbox local lacks) is refused before anything runs, unless
 the subset leaves those tasks out. Give it the study folder (its study.hcl is
 used) or the study file with --output.
 
+` + selectionHelp + `
+
 manifest.json records the subset the latest start or resume ran (its flags,
 and how many runs it kept) under "selection"; planned_runs and plan_hash stay
-the full study's.
-
-` + selectionHelp,
+the full study's.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -111,7 +111,11 @@ the full study's.
 					s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, sum.Output)
 			}
 			if sum.Canceled {
-				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s`\n", sum.Output)
+				resumeArgs := ""
+				if sel != nil {
+					resumeArgs = sel.String() + " "
+				}
+				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s%s`\n", resumeArgs, sum.Output)
 				return errSilent
 			}
 			return nil

@@ -40,13 +40,13 @@ type selectFlags struct {
 
 func (f *selectFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringSliceVar(&f.tasks, "tasks", nil, "only these tasks (comma-separated, repeatable)")
-	fs.StringSliceVar(&f.models, "models", nil, "only runs of these models, alone or on either side of a pair")
-	fs.StringSliceVar(&f.grids, "grids", nil, "only these grids")
-	fs.StringSliceVar(&f.conditions, "conditions", nil, "only these conditions")
-	fs.StringSliceVar(&f.defenses, "defenses", nil, "only these defenses")
-	fs.IntVar(&f.sample, "sample", 0, "then keep a stratified sample of at most N runs, every task/condition/defense represented (0: all)")
-	fs.Int64Var(&f.sampleSeed, "sample-seed", 0, "seed of --sample (default: the study's seed)")
+	fs.StringSliceVar(&f.tasks, "tasks", nil, "only runs of the tasks `NAMES` (comma-separated, or the flag repeated)")
+	fs.StringSliceVar(&f.models, "models", nil, "only runs of the models `NAMES`, alone or on either side of a pair")
+	fs.StringSliceVar(&f.grids, "grids", nil, "only runs of the grids `NAMES`")
+	fs.StringSliceVar(&f.conditions, "conditions", nil, "only runs under the conditions `NAMES`")
+	fs.StringSliceVar(&f.defenses, "defenses", nil, "only runs under the defenses `NAMES`")
+	fs.IntVar(&f.sample, "sample", 0, "then keep a seeded sample of at most `N` runs, every task/condition/defense represented (0: no sampling)")
+	fs.Int64Var(&f.sampleSeed, "sample-seed", 0, "seed the sample with `SEED` (default: the study's seed)")
 }
 
 // selection builds the selection the flags ask for, checked against s; it

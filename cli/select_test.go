@@ -206,6 +206,8 @@ func TestPlanSubset(t *testing.T) {
 			stdout: []string{"total         3 runs"}, stderr: []string{"--sample 3 is below the 77 strata", "round-robin"}},
 		{name: "unknown names", args: []string{"--tasks", "tool_poisn", "--defenses", "spotlight"}, code: 1, stderr: []string{
 			`did you mean "tool_poison"?`, `did you mean "spotlighting"?`, "its grids use: none, write_filter"}},
+		{name: "sample seed without a sample", args: []string{"--sample-seed", "3"}, code: 1,
+			stderr: []string{"--sample-seed seeds --sample, which is not set"}},
 		{name: "keeps nothing", args: []string{"--grids", "narrate_relay", "--conditions", "plain"}, code: 1,
 			stderr: []string{"keeps none of the study's 370 runs"}},
 	}
