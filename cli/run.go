@@ -19,9 +19,10 @@ func newRunCmd(g *globals) *cobra.Command {
 		resume  bool
 		sandbox string
 		quiet   bool
+		subset  selectFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "run [--output DIR] [--resume] FILE|DIR",
+		Use:   "run [--output DIR] [--resume] [--tasks …] [--sample N] FILE|DIR",
 		Short: "Run a study: every run in its own sandbox, results written as they finish",
 		Long: `run expands the study into runs and executes them with the study's
 concurrency, each in a fresh sandbox with its own canary. Finished runs are
@@ -35,8 +36,15 @@ dropped, and errored tries move to DIR/attempts.jsonl, so each run has one
 line in runs.jsonl and its events once in events.jsonl.
 
 A study whose tasks need what the sandbox cannot do (audio_inject needs
-audio, which --sandbox local lacks) is refused before anything runs. Give it the
-study folder (its study.hcl is used) or the study file with --output.`,
+audio, which --sandbox local lacks) is refused before anything runs, unless
+the subset leaves those tasks out. Give it the study folder (its study.hcl is
+used) or the study file with --output.
+
+` + selectionHelp + `
+
+manifest.json records the subset the latest start or resume ran (its flags,
+and how many runs it kept) under "selection"; planned_runs and plan_hash stay
+the full study's.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -57,11 +65,19 @@ study folder (its study.hcl is used) or the study file with --output.`,
 			if sandbox != "" {
 				s.Sandbox = sandbox
 			}
+			sel, err := subset.selection(cmd, s, g.stderr)
+			if err != nil {
+				return err
+			}
 			plan, err := s.Plan()
 			if err != nil {
 				return err
 			}
-			if err := checkBackend(s, plan); err != nil {
+			selected, err := apply(sel, plan, g.stderr)
+			if err != nil {
+				return err
+			}
+			if err := checkBackend(s, selected); err != nil {
 				return err
 			}
 			secrets := limits.NewSecrets()
@@ -74,7 +90,7 @@ study folder (its study.hcl is used) or the study file with --output.`,
 				return err
 			}
 			defer closeBackend()
-			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log, secrets), Scrub: secrets.Scrub, Logger: log, Manifest: extra}
+			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log, secrets), Scrub: secrets.Scrub, Logger: log, Manifest: extra, Selection: sel}
 			if !quiet {
 				// Main's stderr: a bar when it is a terminal, lines otherwise.
 				opts.Progress = g.stderr
@@ -87,18 +103,28 @@ study folder (its study.hcl is used) or the study file with --output.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors → %s\n",
-				s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, sum.Output)
+			if sel != nil {
+				fmt.Fprintf(g.stdout, "study %s: %d of %d planned runs selected (%s), %d already finished, %d ran, %d errors → %s\n",
+					s.Name, sum.Selected, sum.Planned, sel, sum.Skipped, sum.Ran, sum.Errors, sum.Output)
+			} else {
+				fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors → %s\n",
+					s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, sum.Output)
+			}
 			if sum.Canceled {
-				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s`\n", sum.Output)
+				resumeArgs := ""
+				if sel != nil {
+					resumeArgs = sel.String() + " "
+				}
+				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s%s`\n", resumeArgs, sum.Output)
 				return errSilent
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&output, "output", "", "study folder (default: the study's output)")
-	cmd.Flags().BoolVar(&resume, "resume", false, "finish an interrupted study: run only missing or errored runs")
+	cmd.Flags().BoolVar(&resume, "resume", false, "finish an interrupted study or a subset: run only missing or errored runs")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend, overriding the study: "docker" or "local"`)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress output")
+	subset.register(cmd)
 	return cmd
 }

@@ -34,20 +34,26 @@ every problem in one pass and exits non-zero if any is an error.`,
 func newPlanCmd(g *globals) *cobra.Command {
 	var (
 		verbose bool
+		listRun bool
 		sandbox string
+		subset  selectFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "plan [--sandbox NAME] FILE",
+		Use:   "plan [--sandbox NAME] [--tasks …] [--sample N] FILE",
 		Short: "Print a study's cells and run counts without running anything",
 		Long: `plan expands a study's grids into runs and prints the totals: per grid and
 batch, per task, per model or writer→reader pair, per condition and defense.
-With --cells it lists every cell with its run count. It warns (on stderr)
+With --cells it lists every cell with its run count, with --runs every run
+id. Given a subset, it prints how many of the full plan's runs the subset
+keeps and then the subset's totals. It warns (on stderr)
 about models whose max_tokens leaves too little room beside their thinking:
 replies cut by the token limit end as truncated errors, not outcomes.
 
 It refuses a study whose tasks need what its sandbox backend (the study's, or
 --sandbox) cannot do, as run would: audio_inject needs audio, which the
-local backend lacks.`,
+local backend lacks, unless the subset leaves those tasks out.
+
+` + selectionHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, ok := study.LoadAndReport(args[0], g.stderr)
@@ -58,17 +64,36 @@ local backend lacks.`,
 			if sandbox != "" {
 				s.Sandbox = sandbox
 			}
-			runs, err := s.Plan()
+			sel, err := subset.selection(cmd, s, g.stderr)
+			if err != nil {
+				return err
+			}
+			plan, err := s.Plan()
+			if err != nil {
+				return err
+			}
+			runs, err := apply(sel, plan, g.stderr)
 			if err != nil {
 				return err
 			}
 			if err := checkBackend(s, runs); err != nil {
 				return err
 			}
-			return study.WritePlan(g.stdout, runs, verbose)
+			if sel != nil {
+				fmt.Fprintf(g.stdout, "%s\n\n", selectedLine(sel, len(runs), len(plan)))
+			}
+			if err := study.WritePlan(g.stdout, runs, verbose); err != nil {
+				return err
+			}
+			if listRun {
+				return writeRunIDs(g.stdout, runs)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&verbose, "cells", false, "list every cell with its run count")
+	cmd.Flags().BoolVar(&listRun, "runs", false, "list every run: its id, cell and repeat")
+	subset.register(cmd)
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker" or "local"`)
 	return cmd
 }

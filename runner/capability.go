@@ -42,7 +42,7 @@ func (e *CapabilityError) Error() string {
 	if e.Backend != "docker" {
 		b.WriteString("run the study with --sandbox docker, or ")
 	}
-	fmt.Fprintf(&b, "remove %s from the study's grids", strings.Join(names, ", "))
+	fmt.Fprintf(&b, "remove %s from the study's grids (or leave it out of this run with --tasks)", strings.Join(names, ", "))
 	return b.String()
 }
 

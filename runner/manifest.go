@@ -10,23 +10,57 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/study"
 )
 
 // Manifest is manifest.json: what ran, with what, from which plan.
 type Manifest struct {
-	Tool      string         `json:"tool"`
-	Version   string         `json:"version"`
-	Commit    string         `json:"commit"`
-	GoVersion string         `json:"go_version"`
-	Study     string         `json:"study"`
-	Seed      int64          `json:"seed"`
-	PlanHash  string         `json:"plan_hash"`
-	Planned   int            `json:"planned_runs"`
-	Backend   string         `json:"sandbox_backend"`
-	Started   string         `json:"started"`
-	Resumed   []string       `json:"resumed,omitempty"`
-	Models    []ModelInfo    `json:"models"`
-	Extra     map[string]any `json:"extra,omitempty"`
+	Tool      string   `json:"tool"`
+	Version   string   `json:"version"`
+	Commit    string   `json:"commit"`
+	GoVersion string   `json:"go_version"`
+	Study     string   `json:"study"`
+	Seed      int64    `json:"seed"`
+	PlanHash  string   `json:"plan_hash"`
+	Planned   int      `json:"planned_runs"`
+	Backend   string   `json:"sandbox_backend"`
+	Started   string   `json:"started"`
+	Resumed   []string `json:"resumed,omitempty"`
+	// Selection is the subset the latest start or resume ran; nil when it
+	// ran the full plan.
+	Selection *SelectionRecord `json:"selection,omitempty"`
+	Models    []ModelInfo      `json:"models"`
+	Extra     map[string]any   `json:"extra,omitempty"`
+}
+
+// SelectionRecord is a study.Selection as manifest.json records it, with
+// the number of the full plan's runs it kept.
+type SelectionRecord struct {
+	Tasks      []string `json:"tasks,omitempty"`
+	Models     []string `json:"models,omitempty"`
+	Grids      []string `json:"grids,omitempty"`
+	Conditions []string `json:"conditions,omitempty"`
+	Defenses   []string `json:"defenses,omitempty"`
+	Sample     int      `json:"sample,omitempty"`
+	SampleSeed *int64   `json:"sample_seed,omitempty"` // set when Sample is
+	Selected   int      `json:"selected_runs"`
+	Args       string   `json:"args"` // the flags that select the same runs again
+}
+
+// newSelectionRecord records sel, which kept selected runs; nil for none.
+func newSelectionRecord(sel *study.Selection, selected int) *SelectionRecord {
+	if sel == nil {
+		return nil
+	}
+	rec := &SelectionRecord{
+		Tasks: sel.Tasks, Models: sel.Models, Grids: sel.Grids, Conditions: sel.Conditions, Defenses: sel.Defenses,
+		Sample: sel.Sample, Selected: selected, Args: sel.String(),
+	}
+	if sel.Sample > 0 {
+		seed := sel.Seed
+		rec.SampleSeed = &seed
+	}
+	return rec
 }
 
 // ModelInfo is a model block's identity and settings. API keys never appear:
@@ -113,6 +147,7 @@ func (r *Runner) writeManifest(hash string, planned int, update bool) error {
 	m.GoVersion = runtime.Version()
 	m.Study, m.Seed, m.PlanHash, m.Planned = r.study.Name, r.study.Seed, hash, planned
 	m.Backend = r.backend.Name()
+	m.Selection = newSelectionRecord(r.opts.Selection, r.selected)
 	m.Models = m.Models[:0]
 	for _, b := range r.study.Models {
 		m.Models = append(m.Models, ModelInfo{

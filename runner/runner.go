@@ -39,6 +39,12 @@ type Options struct {
 	Scrub func(string) string
 	// Manifest adds entries (image digests, backend facts) to manifest.json.
 	Manifest map[string]any
+	// Selection, when set and not empty, runs only the runs of the study's
+	// plan it keeps (study.Selection.Apply). The folder still belongs to the
+	// full study: its manifest holds the full plan's hash, so a later run
+	// with another selection, or none, resumes over the same folder, and
+	// runs already finished are never run again.
+	Selection *study.Selection
 }
 
 // snapshotter is a backend that prepares one snapshot per task.
@@ -53,6 +59,8 @@ type Runner struct {
 	backend sandbox.Backend
 	log     hclog.Logger
 
+	selected int // runs the selection kept, for the manifest
+
 	mu       sync.Mutex
 	models   map[string]agent.Model
 	defCache map[string][]agent.Defense
@@ -60,8 +68,9 @@ type Runner struct {
 
 // Summary is what a finished (or interrupted) study reports.
 type Summary struct {
-	Planned  int
-	Skipped  int // finished before a resume
+	Planned  int // the full study's runs
+	Selected int // the runs the selection kept; Planned without one
+	Skipped  int // selected runs finished before a resume
 	Ran      int
 	Errors   int
 	Canceled bool
@@ -84,6 +93,14 @@ func New(s *study.Study, opts Options) (*Runner, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.Selection != nil {
+		if errs := opts.Selection.Validate(s); len(errs) > 0 {
+			return nil, fmt.Errorf("runner: selection: %w", errors.Join(errs...))
+		}
+		if opts.Selection.Empty() {
+			opts.Selection = nil
+		}
 	}
 	return &Runner{study: s, opts: opts, backend: opts.Backend, log: opts.Logger.Named("runner"),
 		models: map[string]agent.Model{}, defCache: map[string][]agent.Defense{}}, nil
@@ -148,10 +165,17 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		return sum, fmt.Errorf("plan: %w", err)
 	}
 	sum.Planned = len(plan)
-	if err := CheckCapabilities(r.backend.Name(), sandbox.CapabilitiesOf(r.backend), plan); err != nil {
+	// The hash is the full plan's, whatever the selection: a subset's
+	// folder resumes into the full study and into any other subset.
+	hash := r.study.PlanHash(plan)
+	selected, err := r.selectRuns(plan)
+	if err != nil {
 		return sum, err
 	}
-	hash := r.study.PlanHash(plan)
+	sum.Selected, r.selected = len(selected), len(selected)
+	if err := CheckCapabilities(r.backend.Name(), sandbox.CapabilitiesOf(r.backend), selected); err != nil {
+		return sum, err
+	}
 	if err := r.prepareOutput(hash, len(plan)); err != nil {
 		return sum, err
 	}
@@ -174,15 +198,15 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	for _, c := range used {
 		canaries.Reserve(c)
 	}
-	todo := make([]study.Run, 0, len(plan))
-	for _, pr := range plan {
+	todo := make([]study.Run, 0, len(selected))
+	for _, pr := range selected {
 		if done[pr.RunID] {
 			sum.Skipped++
 			continue
 		}
 		todo = append(todo, pr)
 	}
-	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
+	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "selected", len(selected), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
 
 	var prog *Progress
 	if r.opts.Progress != nil {
@@ -262,6 +286,20 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	return sum, err
 }
 
+// selectRuns applies the selection to the full plan; it refuses a
+// selection that keeps no run.
+func (r *Runner) selectRuns(plan []study.Run) ([]study.Run, error) {
+	sel := r.opts.Selection
+	if sel == nil {
+		return plan, nil
+	}
+	kept := sel.Apply(plan)
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("the selection %s keeps none of the study's %d runs", sel, len(plan))
+	}
+	return kept, nil
+}
+
 // prepareOutput checks the study folder. A new study gets its study.hcl and
 // manifest.json before anything else, so a folder that holds runs always
 // holds what --resume needs; a resumed one must hold the same plan.
@@ -274,7 +312,7 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 		}
 	}
 	if held && !r.opts.Resume {
-		return fmt.Errorf("%s already holds a study: resume it with --resume or choose another --output", dir)
+		return fmt.Errorf("%s already holds a study: resume it with --resume (a subset or the full study) or choose another --output", dir)
 	}
 	if !held {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -290,7 +328,7 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 		return err
 	}
 	if m.PlanHash != hash {
-		return fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s): run it into a new --output", dir, m.PlanHash, hash)
+		return fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s; a selection never changes it): run it into a new --output", dir, m.PlanHash, hash)
 	}
 	return r.writeManifest(hash, planned, false)
 }

@@ -1,0 +1,210 @@
+package study
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Selection picks a subset of a study's plan, as `run` and `plan` take it
+// from --tasks, --models, --grids, --conditions, --defenses and --sample. It
+// only filters the full plan and never re-plans, so the runs it keeps have
+// the full study's run ids and a later full run can --resume over them.
+//
+// Each list keeps the runs whose value is in it; an empty list keeps every
+// run. Models matches a run's model, or either model of a writer→reader
+// pair. Sample, when positive, then keeps a seeded, stratified sample of at
+// most Sample of the filtered runs (see Stratum and Sample).
+type Selection struct {
+	Tasks      []string
+	Models     []string
+	Grids      []string
+	Conditions []string
+	Defenses   []string
+	Sample     int   // 0: no sampling
+	Seed       int64 // the sample's seed; the CLI defaults it to the study's seed
+}
+
+// Empty reports whether the selection keeps the whole plan.
+func (sel Selection) Empty() bool {
+	return len(sel.Tasks)+len(sel.Models)+len(sel.Grids)+len(sel.Conditions)+len(sel.Defenses) == 0 && sel.Sample <= 0
+}
+
+// Normalize trims the names, drops empty ones and duplicates, keeping the
+// order given; flags such as --tasks "a, b" or --tasks a --tasks a arrive
+// clean.
+func (sel Selection) Normalize() Selection {
+	clean := func(names []string) []string {
+		var out []string
+		for _, n := range names {
+			n = strings.TrimSpace(n)
+			if n != "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	sel.Tasks, sel.Models, sel.Grids = clean(sel.Tasks), clean(sel.Models), clean(sel.Grids)
+	sel.Conditions, sel.Defenses = clean(sel.Conditions), clean(sel.Defenses)
+	return sel
+}
+
+// Validate returns every problem of the selection against a study: names
+// that none of the study's grids uses (each with the closest valid name and
+// the list of valid ones) and a negative sample. Names are checked against
+// what the grids use, not merely what the file declares: a declared model
+// that no grid runs would select nothing.
+func (sel Selection) Validate(s *Study) []error {
+	var errs []error
+	used := usedNames(s)
+	check := func(flag, what string, names, valid []string) {
+		for _, n := range names {
+			if !slices.Contains(valid, n) {
+				errs = append(errs, unknownName(flag, what, n, valid))
+			}
+		}
+	}
+	check("tasks", "task", sel.Tasks, used.tasks)
+	check("models", "model", sel.Models, used.models)
+	check("grids", "grid", sel.Grids, used.grids)
+	check("conditions", "condition", sel.Conditions, used.conditions)
+	check("defenses", "defense", sel.Defenses, used.defenses)
+	if sel.Sample < 0 {
+		errs = append(errs, fmt.Errorf("--sample %d: the sample size must be 0 (no sampling) or more", sel.Sample))
+	}
+	return errs
+}
+
+// names are the names a study's grids use, in order of first use.
+type names struct {
+	tasks, models, grids, conditions, defenses []string
+}
+
+func usedNames(s *Study) names {
+	var n names
+	add := func(list *[]string, vs ...string) {
+		for _, v := range vs {
+			if !slices.Contains(*list, v) {
+				*list = append(*list, v)
+			}
+		}
+	}
+	for _, g := range s.Grids {
+		add(&n.grids, g.Name)
+		add(&n.tasks, g.Tasks...)
+		add(&n.models, g.Models...)
+		for _, p := range g.Pairs {
+			add(&n.models, p[0], p[1])
+		}
+		add(&n.conditions, g.Conditions...)
+		add(&n.defenses, g.Defenses...)
+	}
+	return n
+}
+
+// unknownName says that name is not a valid value of --flag, suggesting
+// the closest valid name when one is near.
+func unknownName(flag, what, name string, valid []string) error {
+	hint := ""
+	if best := closest(name, valid); best != "" {
+		hint = fmt.Sprintf("did you mean %q? ", best)
+	}
+	if len(valid) == 0 {
+		return fmt.Errorf("--%s: %q is not a %s of this study (its grids use none)", flag, name, what)
+	}
+	return fmt.Errorf("--%s: %q is not a %s of this study; %sits grids use: %s", flag, name, what, hint, strings.Join(valid, ", "))
+}
+
+// closest returns the valid name nearest to name in edit distance when
+// one is within a third of the name's length (at least one edit, and fewer
+// edits than the name has letters); else the only valid name that holds
+// name (such as "audio_inject" for "audio"); else "".
+func closest(name string, valid []string) string {
+	lower := strings.ToLower(name)
+	best, bestD := "", min(max(1, len(name)/3), len(name)-1)+1
+	var holding []string
+	for _, v := range valid {
+		lv := strings.ToLower(v)
+		if d := editDistance(lower, lv); d < bestD {
+			best, bestD = v, d
+		}
+		if len(lower) >= 3 && strings.Contains(lv, lower) {
+			holding = append(holding, v)
+		}
+	}
+	if best == "" && len(holding) == 1 {
+		return holding[0]
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// Filter keeps the runs that every non-empty list of the selection admits,
+// in the plan's order. It ignores Sample.
+func (sel Selection) Filter(runs []Run) []Run {
+	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
+	var out []Run
+	for _, r := range runs {
+		model := len(sel.Models) == 0 || slices.Contains(sel.Models, r.ModelA) ||
+			r.ModelB != "" && slices.Contains(sel.Models, r.ModelB)
+		if model && in(sel.Tasks, r.Task) && in(sel.Grids, r.Grid) &&
+			in(sel.Conditions, r.Condition) && in(sel.Defenses, r.Defense) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Apply filters the plan's runs and then, when Sample is positive, keeps a
+// stratified sample of the filtered runs (Sample). The runs keep their ids
+// and the plan's order.
+func (sel Selection) Apply(runs []Run) []Run {
+	runs = sel.Filter(runs)
+	if sel.Sample > 0 {
+		runs = Sample(runs, sel.Sample, sel.Seed)
+	}
+	return runs
+}
+
+// String renders the selection as the flags that make it, e.g.
+// "--tasks memory_poison,tool_poison --sample 40 --sample-seed 42"; "" for
+// an empty selection.
+func (sel Selection) String() string {
+	var parts []string
+	for _, f := range []struct {
+		flag  string
+		names []string
+	}{
+		{"tasks", sel.Tasks}, {"models", sel.Models}, {"grids", sel.Grids},
+		{"conditions", sel.Conditions}, {"defenses", sel.Defenses},
+	} {
+		if len(f.names) > 0 {
+			parts = append(parts, "--"+f.flag+" "+strings.Join(f.names, ","))
+		}
+	}
+	if sel.Sample > 0 {
+		parts = append(parts, fmt.Sprintf("--sample %d --sample-seed %d", sel.Sample, sel.Seed))
+	}
+	return strings.Join(parts, " ")
+}
