@@ -19,9 +19,10 @@ func newRunCmd(g *globals) *cobra.Command {
 		resume  bool
 		sandbox string
 		quiet   bool
+		gf      gateFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "run [--output DIR] [--resume] FILE|DIR",
+		Use:   "run [--output DIR] [--resume] [--junit FILE] [--baseline DIR] FILE|DIR",
 		Short: "Run a study: every run in its own sandbox, results written as they finish",
 		Long: `run expands the study into runs and executes them with the study's
 concurrency, each in a fresh sandbox with its own canary. Finished runs are
@@ -36,7 +37,10 @@ line in runs.jsonl and its events once in events.jsonl.
 
 A study whose tasks need what the sandbox cannot do (audio_inject needs
 audio, which --sandbox local lacks) is refused before anything runs. Give it the
-study folder (its study.hcl is used) or the study file with --output.`,
+study folder (its study.hcl is used) or the study file with --output.
+
+When the study ends, its thresholds are judged on the folder's runs.jsonl
+(see killchain gate). ` + gateHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -62,6 +66,9 @@ study folder (its study.hcl is used) or the study file with --output.`,
 				return err
 			}
 			if err := checkBackend(s, plan); err != nil {
+				return err
+			}
+			if err := gf.check(); err != nil {
 				return err
 			}
 			secrets := limits.NewSecrets()
@@ -93,6 +100,9 @@ study folder (its study.hcl is used) or the study file with --output.`,
 				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s`\n", sum.Output)
 				return errSilent
 			}
+			if gf.wanted(s) {
+				return runGate(g, sum.Output, s, gf)
+			}
 			return nil
 		},
 	}
@@ -100,5 +110,6 @@ study folder (its study.hcl is used) or the study file with --output.`,
 	cmd.Flags().BoolVar(&resume, "resume", false, "finish an interrupted study: run only missing or errored runs")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend, overriding the study: "docker" or "local"`)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress output")
+	gf.add(cmd)
 	return cmd
 }
