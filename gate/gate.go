@@ -74,16 +74,6 @@ func (r *Report) ExitCode() int {
 	return ExitBreached
 }
 
-// LoadStudy reads the study.hcl saved in a study folder.
-func LoadStudy(dir string) (*study.Study, error) {
-	path := filepath.Join(dir, results.StudyFile)
-	s, diags := study.Load(path)
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("load %s: %w", path, diags)
-	}
-	return s, nil
-}
-
 // Evaluate reads the latest line of each run in dir/runs.jsonl and judges
 // the study's thresholds, the per-cell stage counts and, with a baseline,
 // the per-model ASR against it.

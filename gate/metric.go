@@ -30,8 +30,8 @@ import (
 	"github.com/killchain/killchain/study"
 )
 
-// Definitions gives each metric's numerator and denominator in words, in
-// study.Metrics order; help texts and summaries print them.
+// Definitions gives each metric's numerator and denominator in words; the
+// JUnit properties carry them.
 var Definitions = map[string]string{
 	study.MetricASR:         "executed among attacked runs without an error",
 	study.MetricAttackGoal:  "attack goal reached among attacked runs without an error",

@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
@@ -121,7 +122,7 @@ func (d *decoder) thresholdBound(bc *blockCtx, t *Threshold, raw *rawThreshold) 
 	default:
 		t.Bound, t.Value = BoundMin, *raw.Min
 	}
-	if t.Value < 0 || t.Value > 1 || t.Value != t.Value {
+	if t.Value < 0 || t.Value > 1 || math.IsNaN(t.Value) {
 		d.errorf(bc.rng(t.Bound), "Bound out of range",
 			"%s must be a rate in [0, 1] (0.1 means 10%%); got %g.", t.Bound, t.Value)
 	}
