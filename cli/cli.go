@@ -22,13 +22,12 @@ var errSilent = errors.New("")
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		if !errors.Is(err, errSilent) {
-			fmt.Fprintln(stderr, "killchain:", err)
-		}
-		return 1
+	err := root.ExecuteContext(ctx)
+	var code exitCode
+	if err != nil && !errors.Is(err, errSilent) && !errors.As(err, &code) {
+		fmt.Fprintln(stderr, "killchain:", err)
 	}
-	return 0
+	return codeOf(err)
 }
 
 type globals struct {

@@ -45,6 +45,43 @@ Images are tagged by a content hash; an image already built is kept.`,
 			return nil
 		},
 	})
+	images.AddCommand(&cobra.Command{
+		Use:   "save FILE [NAME…]",
+		Short: "Write the sandbox images (built first when missing) to a tar archive",
+		Long: `save writes the sandbox images runs need (or only the NAMEd ones, with the
+images they are built from) to FILE in docker save's format. A CI job caches
+FILE keyed on the image build inputs and restores it with images load instead
+of rebuilding; see the README's GitHub Actions example.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cli, err := imagebuild.NewClient()
+			if err != nil {
+				return err
+			}
+			defer cli.Close()
+			saved, err := imagebuild.Save(cmd.Context(), cli, args[0], args[1:], g.stderr)
+			if err != nil {
+				return err
+			}
+			for _, b := range saved {
+				fmt.Fprintf(g.stdout, "saved %-12s %s\n", b.Name, b.Ref)
+			}
+			fmt.Fprintf(g.stdout, "wrote %s\n", args[0])
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "load FILE",
+		Short: "Load sandbox images from a tar archive written by images save",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cli, err := imagebuild.NewClient()
+			if err != nil {
+				return err
+			}
+			defer cli.Close()
+			return imagebuild.Load(cmd.Context(), cli, args[0], g.stdout)
+		},
+	})
 	return images
 }
 

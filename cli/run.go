@@ -20,9 +20,10 @@ func newRunCmd(g *globals) *cobra.Command {
 		sandbox string
 		quiet   bool
 		subset  selectFlags
+		gf      gateFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "run [--output DIR] [--resume] [--tasks …] [--sample N] FILE|DIR",
+		Use:   "run [--output DIR] [--resume] [--tasks …] [--sample N] [--junit FILE] [--baseline DIR] FILE|DIR",
 		Short: "Run a study: every run in its own sandbox, results written as they finish",
 		Long: `run expands the study into runs and executes them with the study's
 concurrency, each in a fresh sandbox with its own canary. Finished runs are
@@ -44,7 +45,10 @@ used) or the study file with --output.
 
 manifest.json records the subset the latest start or resume ran (its flags,
 and how many runs it kept) under "selection"; planned_runs and plan_hash stay
-the full study's.`,
+the full study's.
+
+When the study ends, its thresholds are judged on the folder's runs.jsonl
+(see killchain gate). ` + gateHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -78,6 +82,9 @@ the full study's.`,
 				return err
 			}
 			if err := checkBackend(s, selected); err != nil {
+				return err
+			}
+			if err := gf.check(); err != nil {
 				return err
 			}
 			secrets := limits.NewSecrets()
@@ -118,6 +125,9 @@ the full study's.`,
 				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s%s`\n", resumeArgs, sum.Output)
 				return errSilent
 			}
+			if gf.wanted(s) {
+				return runGate(g, sum.Output, s, gf)
+			}
 			return nil
 		},
 	}
@@ -126,5 +136,6 @@ the full study's.`,
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend, overriding the study: "docker" or "local"`)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress output")
 	subset.register(cmd)
+	gf.add(cmd)
 	return cmd
 }

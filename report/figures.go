@@ -121,7 +121,7 @@ func stagesFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, bo
 		p.Add(b)
 		p.Legend.Add(Stages[s], b)
 	}
-	nominal(&p.Y, rows)
+	setRowLabels(p, rows)
 	p.X.Min, p.X.Max = 0, 1.32
 	p.X.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "25%"},
 		{Value: 0.5, Label: "50%"}, {Value: 0.75, Label: "75%"}, {Value: 1, Label: "100%"}}
@@ -154,8 +154,8 @@ func surfaceFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, b
 	p := newPlot("ASR by model and surface", "surface", "")
 	p.Add(g)
 	nominal(&p.X, m.cols)
-	nominal(&p.Y, rows)
-	w := clampLen(vg.Points(80*float64(len(m.cols))+160), 4*vg.Inch, 16*vg.Inch)
+	lab := setRowLabels(p, rows)
+	w := clampLen(vg.Points(80*float64(len(m.cols)))+lab.reserve, 4*vg.Inch, 16*vg.Inch)
 	h := clampLen(vg.Points(34*float64(len(rows))+90), 2.5*vg.Inch, 30*vg.Inch)
 	return rendered(FigSurface, "ASR by model and surface",
 		asrAllLabel+": Executed over "+scope+", per model (or cross-model pair) and surface; each cell "+
@@ -189,8 +189,8 @@ func pairFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, bool
 	p := newPlot("Writer × reader", "reader", "writer")
 	p.Add(g)
 	nominal(&p.X, m.cols)
-	nominal(&p.Y, rows)
-	w := clampLen(vg.Points(90*float64(len(m.cols))+160), 4*vg.Inch, 16*vg.Inch)
+	lab := setRowLabels(p, rows)
+	w := clampLen(vg.Points(90*float64(len(m.cols))+20)+lab.reserve, 4*vg.Inch, 16*vg.Inch)
 	h := clampLen(vg.Points(40*float64(len(rows))+100), 2.5*vg.Inch, 16*vg.Inch)
 	return rendered(FigPairs, "Writer × reader matrix",
 		"Relay tasks, "+scope+": colour is Executed; E is Executed k/n, P is Persisted k/n (memory relays only).", p, w, h)

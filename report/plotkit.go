@@ -38,7 +38,7 @@ func render(name, title, caption string, p *plot.Plot, w, h vg.Length) (Figure, 
 			return f, fmt.Errorf("figure %s: %w", name, err)
 		}
 		if format == "svg" {
-			f.SVG = b.Bytes()
+			f.SVG = svgFonts(b.Bytes())
 		} else {
 			f.PNG = b.Bytes()
 		}

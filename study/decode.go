@@ -18,6 +18,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "condition", LabelNames: []string{"name"}},
 		{Type: "defense", LabelNames: []string{"name"}},
 		{Type: "grid", LabelNames: []string{"name"}},
+		{Type: "threshold", LabelNames: []string{"name"}},
 	},
 }
 
@@ -121,7 +122,7 @@ func (d *decoder) decode() {
 	content, diags := d.file.Body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
 
-	var studies, models, conditions, defenses, grids []*hcl.Block
+	var studies, models, conditions, defenses, grids, thresholds []*hcl.Block
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "study":
@@ -134,6 +135,8 @@ func (d *decoder) decode() {
 			defenses = append(defenses, b)
 		case "grid":
 			grids = append(grids, b)
+		case "threshold":
+			thresholds = append(thresholds, b)
 		}
 	}
 
@@ -146,6 +149,7 @@ func (d *decoder) decode() {
 		d.decodeGrid(b)
 	}
 	d.checkDuplicates("grid", grids)
+	d.decodeThresholds(thresholds)
 }
 
 // errorf appends an error diagnostic about rng.

@@ -1,5 +1,5 @@
 // Package study decodes, validates and plans study files: HCL files of
-// study, model, condition, defense and grid blocks. Parse reports every
+// study, model, condition, defense, grid and threshold blocks. Parse reports every
 // problem of a file at once as hcl.Diagnostics with source ranges; Plan
 // expands the grids into runs with stable ids.
 //
@@ -90,6 +90,7 @@ type Study struct {
 	Conditions []*Condition // built-ins first, then declared ones
 	Defenses   []*Defense   // built-ins first, then declared ones
 	Grids      []*Grid      // in declaration order
+	Thresholds []*Threshold // CI gates, in declaration order
 }
 
 // Model is one model block.

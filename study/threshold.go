@@ -1,0 +1,148 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/tasks"
+)
+
+// Threshold metrics. The gate package defines what each counts.
+const (
+	MetricASR         = "asr"
+	MetricAttackGoal  = "attack_goal"
+	MetricTaskSuccess = "task_success"
+	MetricExposed     = "exposed"
+	MetricPersisted   = "persisted"
+	MetricRelayed     = "relayed"
+	MetricExecuted    = "executed"
+	MetricErrors      = "errors"
+)
+
+// Metrics lists the metrics a threshold block may name.
+var Metrics = []string{MetricASR, MetricAttackGoal, MetricTaskSuccess, MetricExposed,
+	MetricPersisted, MetricRelayed, MetricExecuted, MetricErrors}
+
+// Bound kinds of a threshold.
+const (
+	BoundMax = "max"
+	BoundMin = "min"
+)
+
+// Threshold is one threshold block: a CI gate on a rate over the runs its
+// selectors pick. Empty selectors pick every run.
+type Threshold struct {
+	Name   string
+	Metric string
+	// Bound is BoundMax or BoundMin; Value is the rate in [0, 1].
+	Bound string
+	Value float64
+
+	Models     []string    // a model alone, or as a same-model pair
+	Pairs      [][2]string // [writer, reader] of relay runs
+	Tasks      []string
+	Conditions []string
+	Defenses   []string
+}
+
+// Rule renders the bound, e.g. "asr ≤ 0.1".
+func (t *Threshold) Rule() string {
+	op := "≤"
+	if t.Bound == BoundMin {
+		op = "≥"
+	}
+	return fmt.Sprintf("%s %s %g", t.Metric, op, t.Value)
+}
+
+type rawThreshold struct {
+	Metric     string     `hcl:"metric"`
+	Models     []string   `hcl:"models,optional"`
+	Pairs      [][]string `hcl:"pairs,optional"`
+	Tasks      []string   `hcl:"tasks,optional"`
+	Conditions []string   `hcl:"conditions,optional"`
+	Defenses   []string   `hcl:"defenses,optional"`
+	Max        *float64   `hcl:"max,optional"`
+	Min        *float64   `hcl:"min,optional"`
+}
+
+// decodeThresholds decodes every threshold block; it runs after models,
+// conditions and defenses are known.
+func (d *decoder) decodeThresholds(blocks []*hcl.Block) {
+	for _, b := range blocks {
+		var raw rawThreshold
+		bc := d.block(b, &raw)
+		t := &Threshold{
+			Name: bc.name, Metric: raw.Metric,
+			Models: raw.Models, Tasks: raw.Tasks, Conditions: raw.Conditions, Defenses: raw.Defenses,
+		}
+		if bc.ok("metric") {
+			d.oneOf(bc, "metric", t.Metric, Metrics, "metric")
+		}
+		d.thresholdBound(bc, t, &raw)
+		d.thresholdNames(bc, t.Models, "models", "model", func(n string) bool { _, ok := d.modelRanges[n]; return ok }, d.modelNames)
+		d.thresholdNames(bc, t.Tasks, "tasks", "task", func(n string) bool { _, ok := tasks.Get(n); return ok }, tasks.Names)
+		d.thresholdNames(bc, t.Conditions, "conditions", "condition", func(n string) bool { _, ok := d.study.Condition(n); return ok }, d.conditionNames)
+		d.thresholdNames(bc, t.Defenses, "defenses", "defense", func(n string) bool { _, ok := d.study.Defense(n); return ok }, d.defenseNames)
+		if bc.ok("pairs") {
+			for i, p := range raw.Pairs {
+				if len(p) != 2 {
+					d.errorf(bc.elem("pairs", i), "Invalid pair", "Each pair is [writer, reader], two model names; this one has %d.", len(p))
+					continue
+				}
+				for j, m := range p {
+					d.knownModel(bc.elem2("pairs", i, j), m, "threshold \""+t.Name+"\"")
+				}
+				t.Pairs = append(t.Pairs, [2]string{p[0], p[1]})
+			}
+		}
+		d.study.Thresholds = append(d.study.Thresholds, t)
+	}
+	d.checkDuplicates("threshold", blocks)
+}
+
+// thresholdBound checks that exactly one of max and min is set, in [0, 1].
+func (d *decoder) thresholdBound(bc *blockCtx, t *Threshold, raw *rawThreshold) {
+	if bc.bad["max"] || bc.bad["min"] {
+		return
+	}
+	switch {
+	case raw.Max != nil && raw.Min != nil:
+		d.errorf(bc.rng("min"), "Both max and min",
+			"Threshold %q sets both max and min; a threshold holds one bound, so declare a second threshold for the other.", t.Name)
+		return
+	case raw.Max == nil && raw.Min == nil:
+		d.errorf(labelRange(bc.block), "Missing bound",
+			"Threshold %q needs max = or min =, a rate in [0, 1].", t.Name)
+		return
+	case raw.Max != nil:
+		t.Bound, t.Value = BoundMax, *raw.Max
+	default:
+		t.Bound, t.Value = BoundMin, *raw.Min
+	}
+	if t.Value < 0 || t.Value > 1 || math.IsNaN(t.Value) {
+		d.errorf(bc.rng(t.Bound), "Bound out of range",
+			"%s must be a rate in [0, 1] (0.1 means 10%%); got %g.", t.Bound, t.Value)
+	}
+}
+
+// thresholdNames checks a selector list: known, distinct and not empty.
+func (d *decoder) thresholdNames(bc *blockCtx, names []string, attr, what string, ok func(string) bool, all func() []string) {
+	if !bc.ok(attr) {
+		return
+	}
+	if len(names) == 0 {
+		d.errorf(bc.rng(attr), "Empty "+attr, "Omit %s to select every %s; an empty list selects none.", attr, what)
+	}
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			d.errorf(bc.elem(attr, i), "Duplicate "+what, "Threshold %q lists %s %q more than once.", bc.name, what, n)
+			continue
+		}
+		if !ok(n) {
+			d.errorf(bc.elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(all()))
+		}
+	}
+}
