@@ -48,7 +48,9 @@ and how many runs it kept) under "selection"; planned_runs and plan_hash stay
 the full study's.
 
 When the study ends, its thresholds are judged on the folder's runs.jsonl
-(see killchain gate). ` + gateHelp,
+(see killchain gate).
+
+` + gateHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
