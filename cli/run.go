@@ -87,8 +87,12 @@ study folder (its study.hcl is used) or the study file with --output.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors → %s\n",
-				s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, sum.Output)
+			retried := ""
+			if sum.Retried > 0 {
+				retried = fmt.Sprintf(", %d retried", sum.Retried)
+			}
+			fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors%s → %s\n",
+				s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, retried, sum.Output)
 			if sum.Canceled {
 				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s`\n", sum.Output)
 				return errSilent
