@@ -198,8 +198,9 @@ func TestMaxRetriesZeroMeansNoRetry(t *testing.T) {
 			defer srv.Close()
 			file := writeStudy(t, `
 study "retries" {
-  seed    = 1
-  sandbox = "local"
+  seed     = 1
+  sandbox  = "local"
+  attempts = 1 # the driver's retries only, not the study's
 }
 model "m" {
   provider = "openai_compatible"

@@ -112,12 +112,16 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 			if err != nil {
 				return err
 			}
+			retried := ""
+			if sum.Retried > 0 {
+				retried = fmt.Sprintf(", %d retried", sum.Retried)
+			}
 			if sel != nil {
-				fmt.Fprintf(g.stdout, "study %s: %d of %d planned runs selected (%s), %d already finished, %d ran, %d errors → %s\n",
-					s.Name, sum.Selected, sum.Planned, sel, sum.Skipped, sum.Ran, sum.Errors, sum.Output)
+				fmt.Fprintf(g.stdout, "study %s: %d of %d planned runs selected (%s), %d already finished, %d ran, %d errors%s → %s\n",
+					s.Name, sum.Selected, sum.Planned, sel, sum.Skipped, sum.Ran, sum.Errors, retried, sum.Output)
 			} else {
-				fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors → %s\n",
-					s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, sum.Output)
+				fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors%s → %s\n",
+					s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, retried, sum.Output)
 			}
 			if sum.Canceled {
 				resumeArgs := ""

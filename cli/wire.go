@@ -8,6 +8,7 @@ import (
 
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/study"
@@ -19,7 +20,9 @@ func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logg
 	switch s.Sandbox {
 	case "local":
 		fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine; audio transcription is not available")
-		return newLocal(), map[string]any{"sandbox": "local"}, func() {}, nil
+		be := newLocal()
+		be.Limiter = admit.New(s.HeavyConcurrency, log)
+		return be, map[string]any{"sandbox": "local", "heavy_slots": be.Limiter.Slots()}, func() {}, nil
 	case "docker", "":
 		opts := dockerOptions(s)
 		opts.Logger = log
@@ -28,7 +31,7 @@ func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logg
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("docker sandbox: %w\n  is the Docker daemon running and reachable (DOCKER_HOST)? Without Docker, run with --sandbox local (no isolation, no audio)", err)
 		}
-		extra := map[string]any{"sandbox": "docker", "toolbox_image": be.Toolbox()}
+		extra := map[string]any{"sandbox": "docker", "toolbox_image": be.Toolbox(), "heavy_slots": be.HeavySlots()}
 		closeFn := func() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CleanupTimeout)
 			defer cancel()
@@ -63,6 +66,7 @@ func dockerOptions(s *study.Study) docker.Options {
 	if s.Runtime != "" && s.Runtime != study.DefaultRuntime {
 		opts.Runtime = s.Runtime
 	}
+	opts.HeavyConcurrency = s.HeavyConcurrency
 	opts.Fixtures = tasks.Fixtures
 	opts.Audio = audioConfig()
 	return opts

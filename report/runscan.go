@@ -17,8 +17,9 @@ import (
 // reports the error. A null leaves a plain field as it is and a pointer,
 // slice or object nil, as encoding/json does.
 type runScanner struct {
-	// nested decodes the "forensics" and "harness" objects; without it they
-	// are skipped and left nil, which the counters do not need.
+	// nested decodes the "forensics" and "harness" objects and the
+	// "attempt_errors" array; without it they are skipped and left nil,
+	// which the counters do not need.
 	nested bool
 	strs   *jsonscan.Strings
 	t      *trueFalse
@@ -168,6 +169,17 @@ func (s *runScanner) field(data []byte, p int, key []byte, r *results.Run) (int,
 		return str(&r.ErrorKind, true)
 	case "started":
 		return str(&r.Started, false)
+	case "attempts":
+		return small(&r.Attempts)
+	case "attempt_errors":
+		q, err := jsonscan.Skip(data, p)
+		if err != nil || !s.nested || jsonscan.IsNull(data, p) {
+			return q, err
+		}
+		if err := json.Unmarshal(data[p:q], &r.AttemptErrors); err != nil {
+			return p, jsonscan.ErrFallback
+		}
+		return q, nil
 	case "forensics":
 		if jsonscan.IsNull(data, p) {
 			r.Forensics = nil

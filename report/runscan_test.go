@@ -225,6 +225,11 @@ func TestRunScannerKnowsEveryField(t *testing.T) {
 			f.SetBool(true)
 		case reflect.Int, reflect.Int64:
 			f.SetInt(int64(i + 1))
+		case reflect.Slice:
+			if f.Type() != reflect.TypeOf([]results.AttemptError(nil)) {
+				t.Fatalf("field %s: slice type %s not covered by this test", name, f.Type())
+			}
+			f.Set(reflect.ValueOf([]results.AttemptError{{Kind: "sandbox", Error: "v-" + name, Canary: "SECRET-0000000A", Started: "s", DurationMS: 3}}))
 		case reflect.Pointer:
 			switch f.Type().Elem().Kind() {
 			case reflect.Bool:

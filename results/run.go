@@ -69,6 +69,15 @@ type Run struct {
 	// or "internal" when Error is set.
 	ErrorKind string `json:"error_kind,omitempty"`
 	Started   string `json:"started"`
+	// Attempts is how many tries the run took, this line's included: 1
+	// unless an earlier try failed with a sandbox or provider error and the
+	// run was retried in a fresh sandbox with a fresh canary. 0 on lines
+	// written before retries existed.
+	Attempts int `json:"attempts"`
+	// AttemptErrors holds the error of each try before this line's, oldest
+	// first; those tries' events and transcripts were discarded. Empty when
+	// the first try is the one recorded.
+	AttemptErrors []AttemptError `json:"attempt_errors,omitempty"`
 
 	// Forensics are the run's forensic signals; absent for runs recorded
 	// before they existed and for imported runs.
@@ -76,6 +85,17 @@ type Run struct {
 	// Harness holds the original labels of a run imported from another
 	// harness's log; absent for runs of this tool.
 	Harness *HarnessLabels `json:"harness,omitempty"`
+}
+
+// AttemptError is one failed try of a run that was tried again.
+type AttemptError struct {
+	// Kind is the error kind, as in Run.ErrorKind ("sandbox" or "provider").
+	Kind  string `json:"kind"`
+	Error string `json:"error"`
+	// Canary is the try's canary ("" for a clean run); it is never reused.
+	Canary     string `json:"canary,omitempty"`
+	Started    string `json:"started"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // Is reports whether a nullable stage flag is true.

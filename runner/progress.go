@@ -19,6 +19,7 @@ type Progress struct {
 	total    int
 	done     int
 	errors   int
+	retried  int
 	start    time.Time
 	last     time.Time
 	interval time.Duration
@@ -51,7 +52,7 @@ func (p *Progress) Done(errored bool) {
 		p.errors++
 	}
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("runs (errors %d)", p.errors))
+		p.bar.Describe(p.describe())
 		_ = p.bar.Add(1)
 		return
 	}
@@ -59,6 +60,24 @@ func (p *Progress) Done(errored bool) {
 		p.last = now
 		fmt.Fprintln(p.w, p.line())
 	}
+}
+
+// Retried records a run tried again after a sandbox or provider error.
+func (p *Progress) Retried() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.retried++
+	if p.bar != nil {
+		p.bar.Describe(p.describe())
+	}
+}
+
+// describe is the bar's label.
+func (p *Progress) describe() string {
+	if p.retried > 0 {
+		return fmt.Sprintf("runs (errors %d, retried %d)", p.errors, p.retried)
+	}
+	return fmt.Sprintf("runs (errors %d)", p.errors)
 }
 
 func (p *Progress) line() string {
@@ -69,7 +88,7 @@ func (p *Progress) line() string {
 	} else if p.done >= p.total {
 		eta = "0s"
 	}
-	return fmt.Sprintf("runs %d/%d  errors %d  elapsed %s  eta %s", p.done, p.total, p.errors, el.Round(time.Second), eta)
+	return fmt.Sprintf("runs %d/%d  errors %d  retried %d  elapsed %s  eta %s", p.done, p.total, p.errors, p.retried, el.Round(time.Second), eta)
 }
 
 // Finish prints the final line.

@@ -73,6 +73,7 @@ type Summary struct {
 	Skipped  int // selected runs finished before a resume
 	Ran      int
 	Errors   int
+	Retried  int // retries of runs after a sandbox or provider error
 	Canceled bool
 	Output   string
 }
@@ -223,17 +224,16 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			if gctx.Err() != nil {
 				return nil
 			}
-			tok := ""
-			if pr.Attacked {
-				var err error
-				if tok, err = canaries.New(); err != nil {
-					return err
+			out, err := r.attempt(gctx, pr, &canaries, func() {
+				smu.Lock()
+				sum.Retried++
+				smu.Unlock()
+				if prog != nil {
+					prog.Retried()
 				}
-			}
-			out := r.execute(gctx, pr, tok)
-			if r.opts.Scrub != nil && out.run.Error != "" {
-				out.run.Error = r.opts.Scrub(out.run.Error)
-				out.transcript.Error = out.run.Error
+			})
+			if err != nil {
+				return err
 			}
 			if gctx.Err() != nil && out.run.Error != "" {
 				// Interrupted, not failed: leave it for --resume.
@@ -244,13 +244,14 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 				// An errored run is no outcome: its transcript keeps what
 				// happened, but its tracker events are not written, so that
 				// events.jsonl holds each run's events once, from its last try.
+				// Tries retried within the study left nothing but their error.
 				events = nil
 			}
 			if err := results.Write(w, out.run, events, out.transcript); err != nil {
 				return fmt.Errorf("record %s: %w", pr.RunID, err)
 			}
 			if out.run.Error != "" {
-				r.log.Warn("run failed", "run", pr.RunID, "kind", out.run.ErrorKind, "error", out.run.Error)
+				r.log.Warn("run failed", "run", pr.RunID, "attempts", out.run.Attempts, "kind", out.run.ErrorKind, "error", out.run.Error)
 			}
 			smu.Lock()
 			sum.Ran++
@@ -334,14 +335,23 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 }
 
 // finished reads a compacted study folder: the run ids recorded without
-// error, and every canary the study used, in its runs and in its attempts.
+// error, and every canary the study used, in its runs, in their retried
+// tries and in attempts.jsonl.
 func finished(dir string) (map[string]bool, []string, error) {
 	done := map[string]bool{}
 	var used []string
-	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
+	canaries := func(run results.Run) {
 		if run.Canary != "" {
 			used = append(used, run.Canary)
 		}
+		for _, a := range run.AttemptErrors {
+			if a.Canary != "" {
+				used = append(used, a.Canary)
+			}
+		}
+	}
+	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
+		canaries(run)
 		done[run.RunID] = run.Error == ""
 		return nil
 	})
@@ -349,9 +359,7 @@ func finished(dir string) (map[string]bool, []string, error) {
 		return nil, nil, err
 	}
 	err = results.ReadAttempts(dir, func(run results.Run) error {
-		if run.Canary != "" {
-			used = append(used, run.Canary)
-		}
+		canaries(run)
 		return nil
 	})
 	if err != nil {

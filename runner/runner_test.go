@@ -55,6 +55,7 @@ func (f failing) Generate(ctx context.Context, req agent.Request) (agent.Reply, 
 
 func TestProviderErrorIsRecordedAndResumed(t *testing.T) {
 	s := loadStudy(t, "testdata/tiny.hcl")
+	s.Attempts = 1 // errors must remain for the resume to retry
 	out := t.TempDir()
 	var calls atomic.Int64
 	flaky := func(m *study.Model) (agent.Model, error) {
@@ -178,6 +179,7 @@ func (d dyingSandbox) Call(ctx context.Context, agent, tool string, args json.Ra
 
 func TestSandboxErrorIsNotAnOutcome(t *testing.T) {
 	s := loadStudy(t, "testdata/tiny.hcl")
+	s.RetryBackoff = 0
 	out := t.TempDir()
 	r, _ := New(s, Options{Output: out, Backend: &brokenBackend{local.Backend{Root: t.TempDir()}}, Models: scriptedOnly})
 	sum, err := r.Run(context.Background())

@@ -36,6 +36,9 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	s.PidsLimit = deref(raw.PidsLimit, 0)
 	s.Runtime = deref(raw.Runtime, DefaultRuntime)
 	s.MaxTurns = deref(raw.MaxTurns, DefaultMaxTurns)
+	s.HeavyConcurrency = deref(raw.HeavyConcurrency, 0)
+	s.Attempts = deref(raw.Attempts, DefaultAttempts)
+	s.RetryBackoff = DefaultRetryBackoff
 
 	if bc.ok("concurrency") && s.Concurrency <= 0 {
 		d.errorf(bc.rng("concurrency"), "Invalid concurrency", "concurrency must be at least 1; got %d.", s.Concurrency)
@@ -55,6 +58,23 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	}
 	if bc.ok("classifier") && s.Classifier != "" {
 		d.knownModel(bc.rng("classifier"), s.Classifier, "the study's classifier")
+	}
+	d.notNegative(bc, "heavy_concurrency", s.HeavyConcurrency)
+	if bc.ok("attempts") && s.Attempts < 1 {
+		d.errorf(bc.rng("attempts"), "Invalid attempts",
+			"attempts counts the first try and its retries and must be at least 1; got %d.", s.Attempts)
+	}
+	if bc.ok("retry_backoff") {
+		dur, err := time.ParseDuration(*raw.RetryBackoff)
+		switch {
+		case err != nil:
+			d.errorf(bc.rng("retry_backoff"), "Invalid duration",
+				"retry_backoff must be a duration such as \"500ms\" or \"2s\"; %q is not one.", *raw.RetryBackoff)
+		case dur < 0:
+			d.errorf(bc.rng("retry_backoff"), "Invalid duration", "retry_backoff must not be negative; got %q.", *raw.RetryBackoff)
+		default:
+			s.RetryBackoff = dur
+		}
 	}
 }
 

@@ -35,6 +35,10 @@ type rawStudy struct {
 	PidsLimit   *int     `hcl:"pids_limit,optional"`
 	Runtime     *string  `hcl:"runtime,optional"`
 	MaxTurns    *int     `hcl:"max_turns,optional"`
+
+	HeavyConcurrency *int    `hcl:"heavy_concurrency,optional"`
+	Attempts         *int    `hcl:"attempts,optional"`
+	RetryBackoff     *string `hcl:"retry_backoff,optional"`
 }
 
 type rawModel struct {

@@ -148,6 +148,24 @@ model "p" {
 			},
 		},
 		{
+			name: "bad retry and admission values",
+			src: `study "t" {
+  attempts          = 0
+  retry_backoff     = "soon"
+  heavy_concurrency = -1
+}`,
+			want: []string{
+				"2:23 error Invalid attempts",
+				"3:23 error Invalid duration",
+				"4:23 error Invalid heavy_concurrency",
+			},
+		},
+		{
+			name: "negative retry_backoff",
+			src:  "study \"t\" {\n  retry_backoff = \"-1s\"\n}\n",
+			want: []string{"2:19 error Invalid duration"},
+		},
+		{
 			name: "negative concurrency",
 			src:  "study \"t\" {\n  concurrency = -2\n}\n",
 			want: []string{"2:17 error Invalid concurrency"},

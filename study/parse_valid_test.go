@@ -31,6 +31,9 @@ func TestParseValid(t *testing.T) {
 		{"sandbox", s.Sandbox, "docker"},
 		{"runtime", s.Runtime, "runc"},
 		{"max_turns", s.MaxTurns, 10},
+		{"heavy_concurrency", s.HeavyConcurrency, 0},
+		{"attempts", s.Attempts, DefaultAttempts},
+		{"retry_backoff", s.RetryBackoff, DefaultRetryBackoff},
 		{"classifier", s.Classifier, ""},
 		{"models", len(s.Models), 3},
 		{"conditions", len(s.Conditions), 3},
@@ -71,6 +74,10 @@ func TestParseFullAttributes(t *testing.T) {
   pids_limit  = 128
   runtime     = "runsc"
   max_turns   = 6
+
+  heavy_concurrency = 3
+  attempts          = 4
+  retry_backoff     = "250ms"
 }
 model "judge" {
   provider = "scripted"
@@ -153,6 +160,9 @@ grid "g" {
 		{"pids_limit", s.PidsLimit, 128},
 		{"runtime", s.Runtime, "runsc"},
 		{"max_turns", s.MaxTurns, 6},
+		{"heavy_concurrency", s.HeavyConcurrency, 3},
+		{"attempts", s.Attempts, 4},
+		{"retry_backoff", s.RetryBackoff, 250 * time.Millisecond},
 		{"api", o.API, "responses"},
 		{"temperature", o.Temperature, 0.5},
 		{"max_tokens", o.MaxTokens, 512},

@@ -60,6 +60,12 @@ const (
 	DefaultTimeout     = 120 * time.Second
 	DefaultMaxRetries  = 3
 	DefaultRepeats     = 1
+	// DefaultAttempts is how often a run that failed in the sandbox or at
+	// the provider is tried in all: the first try and one retry.
+	DefaultAttempts = 2
+	// DefaultRetryBackoff is the base delay before a retry; it doubles per
+	// retry, with jitter.
+	DefaultRetryBackoff = 2 * time.Second
 )
 
 // narrateInstructions is our own wording for the narrate condition.
@@ -85,6 +91,18 @@ type Study struct {
 	PidsLimit  int     // per-sandbox process limit; 0 means the backend's default
 	Runtime    string  // OCI runtime: "runc" or "runsc"
 	MaxTurns   int     // turn limit of each agent
+	// HeavyConcurrency bounds the CPU-heavy sandbox work (speech synthesis,
+	// transcription, PDF extraction) running at once on this machine; 0
+	// means one per CPU.
+	HeavyConcurrency int
+	// Attempts is how often a run is tried in all when it fails with a
+	// sandbox or provider error (1: never retried). Each try has a fresh
+	// sandbox and canary; errors of model behaviour (truncated, refused)
+	// are never retried.
+	Attempts int
+	// RetryBackoff is the base delay before a retry: the n-th retry waits
+	// about RetryBackoff·2^(n-1), jittered.
+	RetryBackoff time.Duration
 
 	Models     []*Model     // in declaration order
 	Conditions []*Condition // built-ins first, then declared ones

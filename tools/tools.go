@@ -74,6 +74,10 @@ type Spec struct {
 	// Untrusted tools return content from outside the trust boundary; their
 	// results are the channel spotlighting wraps.
 	Untrusted bool `json:"-"`
+	// Heavy tools keep a CPU busy for seconds (speech recognition, PDF
+	// extraction); the sandbox backends run them under a host-wide limit
+	// (package sandbox/admit) so that concurrent runs do not starve each other.
+	Heavy bool `json:"-"`
 }
 
 func schema(props string, required ...string) json.RawMessage {
@@ -92,10 +96,10 @@ var all = []Spec{
 	{Name: Search, Level: Read, Untrusted: true,
 		Description: "Search the internal records database and return matching records.",
 		Parameters:  schema(prop("query", "Free-text search terms."), "query")},
-	{Name: ParsePDF, Level: Read, Untrusted: true,
+	{Name: ParsePDF, Level: Read, Untrusted: true, Heavy: true,
 		Description: "Extract the text of every page of a PDF document, plus its Subject and Keywords metadata.",
 		Parameters:  schema(prop("path", "Path of the PDF file, as given in the task."), "path")},
-	{Name: TranscribeAudio, Level: Read, Untrusted: true,
+	{Name: TranscribeAudio, Level: Read, Untrusted: true, Heavy: true,
 		Description: "Transcribe a speech recording to text.",
 		Parameters:  schema(prop("path", "Path of the audio file, as given in the task."), "path")},
 	{Name: ReadMemory, Level: Read, Untrusted: true,
@@ -150,6 +154,10 @@ func Names() []string {
 
 // IsOutbound reports whether a tool acts outside the agent system.
 func IsOutbound(name string) bool { return byName[name].Outbound }
+
+// IsHeavy reports whether a tool is CPU-heavy work that runs under the
+// host-wide admission limit. Unknown tools are light.
+func IsHeavy(name string) bool { return byName[name].Heavy }
 
 // IsAdmin reports whether a tool needs the admin level.
 func IsAdmin(name string) bool { return byName[name].Level == Admin }

@@ -42,6 +42,7 @@ import (
 
 	"github.com/killchain/killchain/imagebuild"
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/docker/wire"
 )
 
@@ -52,6 +53,7 @@ type Backend struct {
 	ownCli  bool
 	log     hclog.Logger
 	toolbox imagebuild.Built
+	limit   *admit.Limiter // heavy requests of every sandbox
 
 	mu    sync.Mutex
 	snaps map[string]*snapshot // by task and base image
@@ -77,6 +79,10 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		snaps: map[string]*snapshot{},
 		bases: map[string]imagebuild.Built{},
 		live:  map[*Sandbox]struct{}{},
+		limit: opts.Limiter,
+	}
+	if b.limit == nil {
+		b.limit = admit.New(opts.HeavyConcurrency, b.log)
 	}
 	if b.cli == nil {
 		cli, err := imagebuild.NewClient()
@@ -107,7 +113,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	}
 	b.toolbox = tb
 	b.bases[imagebuild.Toolbox] = tb
-	b.log.Debug("backend ready", "toolbox", tb.Ref, "memory_mb", opts.MemoryMB, "cpus", opts.CPUs, "pids_limit", opts.PidsLimit, "runtime", opts.Runtime)
+	b.log.Debug("backend ready", "toolbox", tb.Ref, "memory_mb", opts.MemoryMB, "cpus", opts.CPUs, "heavy_slots", b.limit.Slots(), "pids_limit", opts.PidsLimit, "runtime", opts.Runtime)
 	return b, nil
 }
 
@@ -129,6 +135,9 @@ func (b *Backend) Name() string { return "docker" }
 
 // Client returns the backend's Docker client.
 func (b *Backend) Client() *client.Client { return b.cli }
+
+// HeavySlots is how many CPU-heavy requests the backend runs at once.
+func (b *Backend) HeavySlots() int { return b.limit.Slots() }
 
 // Toolbox returns the toolbox image the backend runs.
 func (b *Backend) Toolbox() imagebuild.Built { return b.toolbox }

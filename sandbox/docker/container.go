@@ -14,7 +14,9 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/docker/wire"
+	"github.com/killchain/killchain/tools"
 )
 
 // Errors a sandbox reports when it fails; the run is then a sandbox error,
@@ -68,14 +70,37 @@ func (s *Sandbox) probe(ctx context.Context, name string, arg int) (wire.ProbeRe
 
 // request sends req and decodes the result into out. A sandbox that died,
 // was OOM-killed or did not answer within CallTimeout gives an error that
-// says so.
+// says so. Heavy requests (speech synthesis at prepare, tools.IsHeavy
+// calls) first wait for a slot of the backend's admission limiter; the
+// CallTimeout clock starts when the request is admitted and sent.
 func (s *Sandbox) request(ctx context.Context, req wire.Request, out any) error {
+	c := admit.Call{What: string(req.Op), Heavy: heavy(req), Timeout: s.b.opts.CallTimeout}
+	if req.Tool != "" {
+		c.What += " " + req.Tool
+	}
+	return s.b.limit.Run(ctx, c, func(cctx context.Context) error {
+		return s.exchange(ctx, cctx, req, out)
+	})
+}
+
+// heavy reports whether a request keeps a CPU busy for long.
+func heavy(req wire.Request) bool {
+	switch req.Op {
+	case wire.OpPrepare:
+		return req.Env != nil && len(req.Env.Speech) > 0
+	case wire.OpCall:
+		return tools.IsHeavy(req.Tool)
+	}
+	return false
+}
+
+// exchange sends an admitted request and waits for its answer. cctx is ctx
+// with the call's deadline; its cause tells a timeout from a cancelled run.
+func (s *Sandbox) exchange(ctx, cctx context.Context, req wire.Request, out any) error {
 	id, ch, err := s.conn.send(req)
 	if err != nil {
 		return fmt.Errorf("sandbox %s: %s: %w", s.run, req.Op, err)
 	}
-	timer := time.NewTimer(s.b.opts.CallTimeout)
-	defer timer.Stop()
 	select {
 	case resp := <-ch:
 		if resp.Error != "" {
@@ -95,13 +120,14 @@ func (s *Sandbox) request(ctx context.Context, req wire.Request, out any) error 
 		default:
 		}
 		return fmt.Errorf("sandbox %s: %s: %w", s.run, req.Op, s.conn.ended)
-	case <-timer.C:
+	case <-cctx.Done():
+		if ctx.Err() != nil {
+			s.conn.abandon(id, fmt.Errorf("%w: an earlier request was cancelled", ErrClosed))
+			return ctx.Err()
+		}
 		err := fmt.Errorf("%w (%s after %s)", ErrTimeout, req.Op, s.b.opts.CallTimeout)
 		s.conn.abandon(id, err)
 		return fmt.Errorf("sandbox %s: %w", s.run, err)
-	case <-ctx.Done():
-		s.conn.abandon(id, fmt.Errorf("%w: an earlier request was cancelled", ErrClosed))
-		return ctx.Err()
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/moby/moby/client"
+
+	"github.com/killchain/killchain/sandbox/admit"
 )
 
 // Labels carried by everything the backend creates.
@@ -43,7 +45,17 @@ type Options struct {
 	Runtime string
 	// CallTimeout bounds one request to the sandbox (a tool call, prepare,
 	// state); a sandbox that does not answer in time is a sandbox error.
+	// It counts the request's own running time: a heavy request waiting
+	// for admission (see HeavyConcurrency) is bounded only by its context.
 	CallTimeout time.Duration
+	// HeavyConcurrency bounds the CPU-heavy requests (speech synthesis at
+	// set-up, tools.IsHeavy tool calls) running at once across every
+	// sandbox of the backend; 0 means one per CPU of this machine.
+	HeavyConcurrency int
+	// Limiter, when set, is the admission limiter heavy requests go
+	// through, shared with other backends of the process; it overrides
+	// HeavyConcurrency. Nil: the backend makes its own.
+	Limiter *admit.Limiter
 	// CleanupTimeout bounds the removal of a container, on a context apart
 	// from the run's so that cancelled runs are still cleaned up.
 	CleanupTimeout time.Duration
@@ -135,6 +147,9 @@ func (o Options) Validate() []error {
 	}
 	if o.StateMB < 1 {
 		errs = append(errs, fmt.Errorf("state_mb must be positive, got %d", o.StateMB))
+	}
+	if o.HeavyConcurrency < 0 {
+		errs = append(errs, fmt.Errorf("heavy_concurrency must not be negative, got %d", o.HeavyConcurrency))
 	}
 	if o.CallTimeout < 0 || o.CleanupTimeout < 0 {
 		errs = append(errs, errors.New("timeouts must not be negative"))

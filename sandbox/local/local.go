@@ -14,7 +14,9 @@ import (
 	"sync"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/toolbox"
+	"github.com/killchain/killchain/tools"
 )
 
 // Backend opens local sandboxes under Root (the system temp folder when empty).
@@ -25,6 +27,21 @@ type Backend struct {
 	// transcribe_audio is available.
 	Synthesizer Synthesizer
 	Transcriber toolbox.Transcriber
+	// Limiter admits the CPU-heavy work (speech synthesis at Open,
+	// tools.IsHeavy calls) of the backend's sandboxes; nil: a limiter of
+	// one slot per CPU shared by every local backend of the process.
+	Limiter *admit.Limiter
+}
+
+// sharedLimiter is the limiter of local backends without their own.
+var sharedLimiter = sync.OnceValue(func() *admit.Limiter { return admit.New(0, nil) })
+
+// limiter returns the backend's admission limiter.
+func (b *Backend) limiter() *admit.Limiter {
+	if b.Limiter != nil {
+		return b.Limiter
+	}
+	return sharedLimiter()
 }
 
 // Synthesizer speaks text into a WAV file (audio.Synthesizer is one).
@@ -74,7 +91,7 @@ func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, e
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
 	}
-	return &Sandbox{box: box, dir: dir}, nil
+	return &Sandbox{box: box, dir: dir, limit: b.limiter()}, nil
 }
 
 // speak synthesizes one clip into the run's folder.
@@ -86,7 +103,10 @@ func (b *Backend) speak(ctx context.Context, dir string, sp sandbox.Speech) erro
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("speech %s: %w", sp.Path, err)
 	}
-	if err := b.Synthesizer.Synthesize(ctx, sp.Text, out); err != nil {
+	err := b.limiter().Run(ctx, admit.Call{What: "synthesize " + sp.Path, Heavy: true}, func(ctx context.Context) error {
+		return b.Synthesizer.Synthesize(ctx, sp.Text, out)
+	})
+	if err != nil {
 		return fmt.Errorf("speech %s: %w", sp.Path, err)
 	}
 	return nil
@@ -96,15 +116,23 @@ func (b *Backend) speak(ctx context.Context, dir string, sp sandbox.Speech) erro
 type Sandbox struct {
 	box    *toolbox.Box
 	dir    string
+	limit  *admit.Limiter
 	closed sync.Once
 }
 
-// Call runs a tool in-process.
+// Call runs a tool in-process; a heavy tool first waits for a slot of the
+// backend's limiter.
 func (s *Sandbox) Call(ctx context.Context, agent, tool string, args json.RawMessage) (sandbox.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return sandbox.Result{}, err
 	}
-	return s.box.Call(agent, tool, args)
+	var res sandbox.Result
+	err := s.limit.Run(ctx, admit.Call{What: "call " + tool, Heavy: tools.IsHeavy(tool)}, func(context.Context) error {
+		var err error
+		res, err = s.box.Call(agent, tool, args)
+		return err
+	})
+	return res, err
 }
 
 // State reads the final state.

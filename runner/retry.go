@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/study"
+)
+
+// maxBackoff caps the wait before one retry.
+const maxBackoff = time.Minute
+
+// retryable reports whether a run that failed with an error of kind is worth
+// another try in the same settings. Sandbox and provider errors are faults
+// of the infrastructure: a fresh sandbox, or the provider a moment later,
+// may well succeed. Everything else is not retried:
+//   - truncated and refused are the model's behaviour under the study's
+//     settings (its token limit, its provider's policy); trying again in the
+//     same settings would mostly repeat it, and a retry that happened to pass
+//     would quietly bias the outcomes towards compliant replies;
+//   - defense and internal errors are faults of the study or of this tool,
+//     which a retry would only repeat.
+func retryable(kind string) bool {
+	switch agent.ErrorKind(kind) {
+	case agent.SandboxError, agent.ProviderError:
+		return true
+	}
+	return false
+}
+
+// backoff is the wait before the n-th retry (n from 1): base·2^(n-1), capped
+// at maxBackoff, jittered down to between half and all of it so that runs
+// that failed together do not come back together.
+func backoff(base time.Duration, n int, jitter func() float64) time.Duration {
+	if base <= 0 {
+		return 0
+	}
+	d := base
+	for i := 1; i < n && d < maxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, maxBackoff)
+	return d/2 + time.Duration(jitter()*float64(d/2))
+}
+
+// attempt executes a planned run up to the study's attempts times: a try
+// that fails with a retryable error is discarded (its events and transcript
+// with it) and the run is tried again in a fresh sandbox with a fresh canary
+// after a backoff. The returned outcome is the last try's, carrying every
+// earlier try's error in AttemptErrors; an error that remains after the last
+// try stays the run's error. retried is called before each retry. A
+// cancelled ctx ends the tries at once; the caller then records nothing.
+func (r *Runner) attempt(ctx context.Context, pr study.Run, canaries *canary.Set, retried func()) (outcome, error) {
+	tries := max(1, r.study.Attempts)
+	var failed []results.AttemptError
+	log := r.log.With("run", pr.RunID)
+	for n := 1; ; n++ {
+		tok := ""
+		if pr.Attacked {
+			var err error
+			if tok, err = canaries.New(); err != nil {
+				return outcome{}, err
+			}
+		}
+		out := r.execute(ctx, pr, tok)
+		if r.opts.Scrub != nil && out.run.Error != "" {
+			out.run.Error = r.opts.Scrub(out.run.Error)
+			out.transcript.Error = out.run.Error
+		}
+		out.run.Attempts = n
+		out.run.AttemptErrors = failed
+		if out.run.Error == "" || ctx.Err() != nil || n >= tries || !retryable(out.run.ErrorKind) {
+			return out, nil
+		}
+		failed = append(failed, results.AttemptError{Kind: out.run.ErrorKind, Error: out.run.Error,
+			Canary: tok, Started: out.run.Started, DurationMS: out.run.DurationMS})
+		wait := backoff(r.study.RetryBackoff, n, rand.Float64)
+		log.Warn("run attempt failed, retrying", "attempt", n, "attempts", tries, "kind", out.run.ErrorKind, "error", out.run.Error, "backoff", wait)
+		if retried != nil {
+			retried()
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			// Interrupted between tries: the last try's outcome is an error
+			// the caller leaves for --resume.
+			return out, nil
+		}
+	}
+}
