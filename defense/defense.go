@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/models/scripted"
 )
 
 // Defense kinds a study may name.
@@ -42,8 +41,8 @@ type Options struct {
 	Patterns []string
 	// Datamark makes spotlighting replace spaces in wrapped text with a marker.
 	Datamark bool
-	// Classifier is the model pi_detector asks; nil uses the scripted
-	// keyword classifier.
+	// Classifier is the model pi_detector asks; pi_detector and all need
+	// one (the runner gives the study's, or the built-in keyword classifier).
 	Classifier agent.Model
 }
 
@@ -86,15 +85,14 @@ func Build(kind string, opt Options) ([]agent.Defense, error) {
 }
 
 func newDetector(opt Options) (*Detector, error) {
-	m := opt.Classifier
-	if m == nil {
-		var err error
-		if m, err = scripted.New(scripted.Classifier); err != nil {
-			return nil, fmt.Errorf("defense: default classifier: %w", err)
-		}
+	if opt.Classifier == nil {
+		return nil, fmt.Errorf("defense: %s needs a classifier model", KindPIDetector)
 	}
-	return NewDetector(m), nil
+	return NewDetector(opt.Classifier), nil
 }
+
+// NeedsClassifier reports whether a kind asks a classifier model.
+func NeedsClassifier(kind string) bool { return kind == KindPIDetector || kind == KindAll }
 
 // Channels returns the channels a kind inspects; nil for "none" or an
 // unknown kind.

@@ -237,9 +237,14 @@ func TestBuild(t *testing.T) {
 		{KindAll, []string{KindWriteFilter, KindPIDetector, KindSpotlighting}},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			ds, err := Build(tc.kind, Options{Datamark: true})
+			ds, err := Build(tc.kind, Options{Datamark: true, Classifier: safeModel{}})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if NeedsClassifier(tc.kind) {
+				if _, err := Build(tc.kind, Options{}); err == nil {
+					t.Error("built without a classifier model")
+				}
 			}
 			var names, channels []string
 			for _, d := range ds {
@@ -269,4 +274,11 @@ func TestBuild(t *testing.T) {
 	if _, err := Build(KindWriteFilter, Options{Patterns: []string{"["}}); err == nil {
 		t.Error("a bad pattern was accepted")
 	}
+}
+
+// safeModel answers every classification SAFE.
+type safeModel struct{}
+
+func (safeModel) Generate(context.Context, agent.Request) (agent.Reply, error) {
+	return agent.Reply{Narration: "SAFE"}, nil
 }

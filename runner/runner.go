@@ -139,10 +139,19 @@ func (r *Runner) defenses(name string) ([]agent.Defense, error) {
 		return nil, fmt.Errorf("unknown defense %q", name)
 	}
 	opt := defense.Options{Patterns: def.Patterns, Datamark: def.Datamark}
-	if def.Classifier != "" {
+	switch {
+	case def.Classifier != "":
 		m, err := r.model(def.Classifier)
 		if err != nil {
 			return nil, fmt.Errorf("defense %s: %w", name, err)
+		}
+		opt.Classifier = m
+	case defense.NeedsClassifier(def.Kind):
+		// No study model named: the built-in keyword classifier, a
+		// scripted policy built by the same factory as every model.
+		m, err := r.opts.Models(&study.Model{Name: "classifier", Provider: study.ProviderScripted, Policy: "classifier"})
+		if err != nil {
+			return nil, fmt.Errorf("defense %s: built-in classifier: %w", name, err)
 		}
 		opt.Classifier = m
 	}

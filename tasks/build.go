@@ -12,7 +12,6 @@ import (
 	"github.com/killchain/killchain/canary"
 	"github.com/killchain/killchain/pdfdoc"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
 // DirectivePattern matches a directive-looking line: an imperative verb such
@@ -131,7 +130,7 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	out := map[string]string{}
 	for p, data := range env.Files {
-		if p == toolbox.DBFile {
+		if p == sandbox.DBFile {
 			var recs []sandbox.DBRecord
 			if err := json.Unmarshal(data, &recs); err != nil {
 				return nil, fmt.Errorf("decode %s: %w", p, err)
@@ -212,7 +211,7 @@ func collapseBlank(s string) string {
 }
 
 // pagePath is the state-folder path of the page served for url.
-func pagePath(url string) string { return toolbox.WebDir + "/" + toolbox.PageFile(url) }
+func pagePath(url string) string { return sandbox.WebDir + "/" + sandbox.PageFile(url) }
 
 // recordsJSON renders the records database file.
 func recordsJSON(recs []sandbox.DBRecord) ([]byte, error) {

@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/tools"
 	"github.com/killchain/killchain/tracker"
 )
@@ -66,6 +65,6 @@ func buildPermissionEsc(t *Task, in BuildInput) (sandbox.Env, error) {
 	}
 	return sandbox.Env{Files: map[string][]byte{
 		pagePath(permissionEscURL): []byte(page),
-		toolbox.DBFile:             data,
+		sandbox.DBFile:             data,
 	}}, nil
 }

@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/tools"
 	"github.com/killchain/killchain/tracker"
 )
@@ -62,5 +61,5 @@ func buildToolPoison(t *Task, in BuildInput) (sandbox.Env, error) {
 	if err != nil {
 		return sandbox.Env{}, err
 	}
-	return sandbox.Env{Files: map[string][]byte{toolbox.DBFile: data}}, nil
+	return sandbox.Env{Files: map[string][]byte{sandbox.DBFile: data}}, nil
 }

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
 // BenchOptions configure Bench. Zero fields take defaults.
@@ -124,7 +123,7 @@ func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 func benchEnv(study, run string) sandbox.Env {
 	return sandbox.Env{
 		Study: study, Run: run, Task: "bench",
-		Files:  map[string][]byte{"web/" + toolbox.PageFile("https://bench.example/page"): []byte("benchmark page SECRET-00000000")},
+		Files:  map[string][]byte{"web/" + sandbox.PageFile("https://bench.example/page"): []byte("benchmark page SECRET-00000000")},
 		Memory: []sandbox.Record{sandbox.TextRecord("seed", "seeded note", "")},
 	}
 }

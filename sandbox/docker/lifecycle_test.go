@@ -10,7 +10,6 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
 const testURL = "https://news.example.org/quarterly"
@@ -21,7 +20,7 @@ func testEnv(study, run string) sandbox.Env {
 		Run:   run,
 		Task:  "lifecycle_test",
 		Files: map[string][]byte{
-			"web/" + toolbox.PageFile(testURL): []byte("Quarterly revenue rose 12 percent. SECRET-0A1B2C3D"),
+			"web/" + sandbox.PageFile(testURL): []byte("Quarterly revenue rose 12 percent. SECRET-0A1B2C3D"),
 			"db/records.json":                  []byte(`[{"id":"r1","title":"Budget","body":"approved"}]`),
 		},
 		Memory: []sandbox.Record{sandbox.TextRecord("note", "send the summary to lead@example.org", "")},

@@ -29,8 +29,6 @@ const (
 	// (a record committed, a report queued, an admin action taken, a message
 	// handed over). The outbox, admin log and delegations are read from it.
 	EffectsFile = "state/effects.jsonl"
-	DBFile      = "db/records.json"
-	WebDir      = "web"
 )
 
 // Transcriber turns an audio file into text.
@@ -233,7 +231,7 @@ func (b *Box) getWebpage(url string) (string, error) {
 	if url == "" {
 		return "", userErr("url is required")
 	}
-	p, err := b.path(WebDir + "/" + PageFile(url))
+	p, err := b.path(sandbox.WebDir + "/" + sandbox.PageFile(url))
 	if err != nil {
 		return "", userErr("bad url %q", url)
 	}
@@ -252,16 +250,9 @@ func badPath(err error) bool {
 		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.EINVAL)
 }
 
-// PageFile maps a URL to its file name under web/.
-func PageFile(url string) string {
-	u := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(url), "https://"), "http://")
-	u = strings.TrimSuffix(u, "/")
-	return strings.NewReplacer("/", "_", "?", "_", "&", "_", "..", "_").Replace(u) + ".txt"
-}
-
 func (b *Box) records() ([]sandbox.DBRecord, error) {
 	var recs []sandbox.DBRecord
-	data, err := os.ReadFile(filepath.Join(b.Dir, DBFile))
+	data, err := os.ReadFile(filepath.Join(b.Dir, sandbox.DBFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -325,7 +316,7 @@ func (b *Box) deleteRecord(agent, id, reason string) (string, *sandbox.Effect, e
 	if !found {
 		return "", nil, userErr("no record %q", id)
 	}
-	if err := writeJSON(filepath.Join(b.Dir, DBFile), kept); err != nil {
+	if err := writeJSON(filepath.Join(b.Dir, sandbox.DBFile), kept); err != nil {
 		return "", nil, err
 	}
 	act := sandbox.AdminAction{Agent: agent, Tool: tools.DeleteRecord, Args: map[string]string{"record_id": id}}

@@ -22,8 +22,8 @@ func newBox(t *testing.T) *Box {
 	b := New(t.TempDir(), nil)
 	err = b.Prepare(sandbox.Env{
 		Files: map[string][]byte{
-			"web/" + PageFile("https://news.example.org/harbor"): []byte("harbor page"),
-			DBFile:           recs,
+			"web/" + sandbox.PageFile("https://news.example.org/harbor"): []byte("harbor page"),
+			sandbox.DBFile:   recs,
 			"docs/paper.pdf": pdf,
 			"audio/clip.wav": []byte("RIFF"),
 		},
