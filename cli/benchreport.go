@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/benchdata"
 	"github.com/killchain/killchain/report"
 )
 
@@ -29,7 +30,7 @@ events): wall time, peak heap and the process's peak resident set.`,
 				cache = os.TempDir()
 			}
 			fmt.Fprintf(g.stderr, "preparing a synthetic study of %d runs in %s (cached)\n", runs, cache)
-			dir, err := report.BenchStudy(cache, runs, seed)
+			dir, err := benchdata.Cached(cache, runs, seed)
 			if err != nil {
 				return err
 			}
@@ -38,7 +39,7 @@ events): wall time, peak heap and the process's peak resident set.`,
 				return err
 			}
 			defer os.RemoveAll(out)
-			m, err := report.Bench(dir, out)
+			m, err := benchdata.Measure(func() error { return report.Write(dir, report.Options{OutDir: out}) })
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/importer/agentbench"
 	"github.com/killchain/killchain/report"
 	"github.com/killchain/killchain/study"
 	"github.com/killchain/killchain/tasks"
@@ -127,13 +128,21 @@ our stage definitions. --in-paper keeps only the rows the paper used.
 and the difference) in --output (default A/compare).`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := report.Options{InPaperOnly: inPaper, ErrorsAsErrors: errorsAsErrors, NoHTML: noHTML, OutDir: out}
+			opts := report.Options{NoHTML: noHTML, OutDir: out}
 			switch {
 			case importKind != "":
 				if len(args) == 1 {
 					args = append(args, filepath.Join("runs", importKind))
 				}
-				if err := report.Import(cmd.Context(), importKind, args[0], args[1], opts); err != nil {
+				if importKind != agentbench.Harness {
+					return fmt.Errorf("--import %q: want %s", importKind, agentbench.Harness)
+				}
+				err := agentbench.Convert(cmd.Context(), args[0], args[1], agentbench.Options{InPaperOnly: inPaper, ErrorsAsErrors: errorsAsErrors})
+				if err != nil {
+					return err
+				}
+				opts.Title = "import of " + filepath.Base(args[0]) + " (" + importKind + ")"
+				if err := report.Write(args[1], opts); err != nil {
 					return err
 				}
 				fmt.Fprintf(g.stdout, "imported %s into %s; wrote %s\n", args[0], args[1], reportDir(args[1], out))

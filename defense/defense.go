@@ -7,31 +7,9 @@ package defense
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/killchain/killchain/agent"
-)
-
-// Defense kinds a study may name.
-const (
-	KindNone         = "none"
-	KindWriteFilter  = "write_filter"
-	KindPIDetector   = "pi_detector"
-	KindSpotlighting = "spotlighting"
-	KindAll          = "all"
-)
-
-// Channels the defenses inspect.
-const (
-	// ChannelMemoryWrite is the value of an agent-initiated write_memory call,
-	// before it is committed. Seeded memory never passes through it.
-	ChannelMemoryWrite = "memory_write"
-	// ChannelToolCall is every tool call an agent makes (name and
-	// arguments), before it runs. Incoming results are not part of it.
-	ChannelToolCall = "outgoing_tool_call"
-	// ChannelToolResult is the result of an untrusted tool, before the agent
-	// reads it.
-	ChannelToolResult = "tool_result"
+	"github.com/killchain/killchain/defense/kinds"
 )
 
 // Options configure the defenses.
@@ -46,31 +24,26 @@ type Options struct {
 	Classifier agent.Model
 }
 
-// Kinds returns every defense kind, in the order studies list them.
-func Kinds() []string {
-	return []string{KindNone, KindWriteFilter, KindPIDetector, KindSpotlighting, KindAll}
-}
-
 // Build returns the defenses of a kind; "none" returns none.
 func Build(kind string, opt Options) ([]agent.Defense, error) {
 	switch kind {
-	case KindNone:
+	case kinds.None:
 		return nil, nil
-	case KindWriteFilter:
+	case kinds.WriteFilter:
 		f, err := NewWriteFilter(opt.Patterns)
 		if err != nil {
 			return nil, err
 		}
 		return []agent.Defense{f}, nil
-	case KindPIDetector:
+	case kinds.PIDetector:
 		d, err := newDetector(opt)
 		if err != nil {
 			return nil, err
 		}
 		return []agent.Defense{d}, nil
-	case KindSpotlighting:
+	case kinds.Spotlighting:
 		return []agent.Defense{NewSpotlight(opt.Datamark)}, nil
-	case KindAll:
+	case kinds.All:
 		f, err := NewWriteFilter(opt.Patterns)
 		if err != nil {
 			return nil, err
@@ -81,33 +54,15 @@ func Build(kind string, opt Options) ([]agent.Defense, error) {
 		}
 		return []agent.Defense{f, d, NewSpotlight(opt.Datamark)}, nil
 	}
-	return nil, fmt.Errorf("defense: unknown kind %q (want one of %v)", kind, Kinds())
+	return nil, fmt.Errorf("defense: unknown kind %q (want one of %v)", kind, kinds.Names())
 }
 
 func newDetector(opt Options) (*Detector, error) {
 	if opt.Classifier == nil {
-		return nil, fmt.Errorf("defense: %s needs a classifier model", KindPIDetector)
+		return nil, fmt.Errorf("defense: %s needs a classifier model", kinds.PIDetector)
 	}
 	return NewDetector(opt.Classifier), nil
 }
 
 // NeedsClassifier reports whether a kind asks a classifier model.
-func NeedsClassifier(kind string) bool { return kind == KindPIDetector || kind == KindAll }
-
-// Channels returns the channels a kind inspects; nil for "none" or an
-// unknown kind.
-func Channels(kind string) []string {
-	switch kind {
-	case KindWriteFilter:
-		return []string{ChannelMemoryWrite}
-	case KindPIDetector:
-		return []string{ChannelToolCall}
-	case KindSpotlighting:
-		return []string{ChannelToolResult}
-	case KindAll:
-		out := []string{ChannelMemoryWrite, ChannelToolCall, ChannelToolResult}
-		slices.Sort(out)
-		return out
-	}
-	return nil
-}
+func NeedsClassifier(kind string) bool { return kind == kinds.PIDetector || kind == kinds.All }

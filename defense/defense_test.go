@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/defense/kinds"
 	"github.com/killchain/killchain/models/scripted"
 )
 
@@ -230,11 +231,11 @@ func TestBuild(t *testing.T) {
 		kind  string
 		names []string
 	}{
-		{KindNone, nil},
-		{KindWriteFilter, []string{KindWriteFilter}},
-		{KindPIDetector, []string{KindPIDetector}},
-		{KindSpotlighting, []string{KindSpotlighting}},
-		{KindAll, []string{KindWriteFilter, KindPIDetector, KindSpotlighting}},
+		{kinds.None, nil},
+		{kinds.WriteFilter, []string{kinds.WriteFilter}},
+		{kinds.PIDetector, []string{kinds.PIDetector}},
+		{kinds.Spotlighting, []string{kinds.Spotlighting}},
+		{kinds.All, []string{kinds.WriteFilter, kinds.PIDetector, kinds.Spotlighting}},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			ds, err := Build(tc.kind, Options{Datamark: true, Classifier: safeModel{}})
@@ -263,15 +264,15 @@ func TestBuild(t *testing.T) {
 				t.Errorf("names = %q, want %q", names, tc.names)
 			}
 			slices.Sort(channels)
-			if !slices.Equal(channels, Channels(tc.kind)) {
-				t.Errorf("channels = %q, Channels(%s) = %q", channels, tc.kind, Channels(tc.kind))
+			if !slices.Equal(channels, kinds.Channels(tc.kind)) {
+				t.Errorf("channels = %q, kinds.Channels(%s) = %q", channels, tc.kind, kinds.Channels(tc.kind))
 			}
 		})
 	}
 	if _, err := Build("firewall", Options{}); err == nil {
 		t.Error("an unknown kind was accepted")
 	}
-	if _, err := Build(KindWriteFilter, Options{Patterns: []string{"["}}); err == nil {
+	if _, err := Build(kinds.WriteFilter, Options{Patterns: []string{"["}}); err == nil {
 		t.Error("a bad pattern was accepted")
 	}
 }

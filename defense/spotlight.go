@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/defense/kinds"
 )
 
 // Spotlighting delimiters and the datamark character.
@@ -15,7 +16,7 @@ const (
 
 // Spotlight wraps untrusted tool results in delimiters (optionally
 // datamarking them) and tells the agent that wrapped text is data. It
-// inspects ChannelToolResult only.
+// inspects kinds.ToolResult only.
 type Spotlight struct {
 	datamark bool
 }
@@ -30,10 +31,10 @@ var (
 func NewSpotlight(datamark bool) *Spotlight { return &Spotlight{datamark: datamark} }
 
 // Name implements agent.Defense.
-func (s *Spotlight) Name() string { return KindSpotlighting }
+func (s *Spotlight) Name() string { return kinds.Spotlighting }
 
 // Channel implements agent.Defense.
-func (s *Spotlight) Channel() string { return ChannelToolResult }
+func (s *Spotlight) Channel() string { return kinds.ToolResult }
 
 // AddSystem adds the instruction to treat wrapped text as data.
 func (s *Spotlight) AddSystem(system string) string {

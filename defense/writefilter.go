@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/defense/kinds"
 )
 
 // DefaultWritePatterns are write_filter's own patterns for directive-looking
@@ -24,7 +25,7 @@ var DefaultWritePatterns = []string{
 }
 
 // WriteFilter removes directive-looking lines from agent-initiated memory
-// writes before they are committed. It inspects ChannelMemoryWrite only.
+// writes before they are committed. It inspects kinds.MemoryWrite only.
 type WriteFilter struct {
 	patterns []*regexp.Regexp
 }
@@ -51,10 +52,10 @@ func NewWriteFilter(patterns []string) (*WriteFilter, error) {
 }
 
 // Name implements agent.Defense.
-func (f *WriteFilter) Name() string { return KindWriteFilter }
+func (f *WriteFilter) Name() string { return kinds.WriteFilter }
 
 // Channel implements agent.Defense.
-func (f *WriteFilter) Channel() string { return ChannelMemoryWrite }
+func (f *WriteFilter) Channel() string { return kinds.MemoryWrite }
 
 // FilterWrite keeps the lines no pattern matches and returns the others.
 func (f *WriteFilter) FilterWrite(value string) (string, []string) {

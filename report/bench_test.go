@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/killchain/killchain/benchdata"
 )
 
 // BenchmarkReport1M generates a 1,000,000-run synthetic study once (cached
@@ -16,14 +18,14 @@ func BenchmarkReport1M(b *testing.B) { benchReport(b, 1_000_000) }
 func BenchmarkReport10k(b *testing.B) { benchReport(b, 10_000) }
 
 func benchReport(b *testing.B, n int) {
-	dir, err := BenchStudy(os.TempDir(), n, 1)
+	dir, err := benchdata.Cached(os.TempDir(), n, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
 	out := filepath.Join(b.TempDir(), "report")
 	b.ResetTimer()
 	for b.Loop() {
-		m, err := Bench(dir, out)
+		m, err := benchdata.Measure(func() error { return Write(dir, Options{OutDir: out}) })
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,73 +1,15 @@
 package report
 
 import (
-	"bufio"
 	"cmp"
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/killchain/killchain/importer/agentbench"
 	"github.com/killchain/killchain/results"
 )
-
-// Import kinds.
-const (
-	// ImportAgentbench reads the original harness's runs.csv.
-	ImportAgentbench = "agentbench"
-)
-
-// Import converts another harness's per-run log into a study folder dir
-// (dir/runs.jsonl in our schema, each run keeping the harness's own labels)
-// and writes its report into dir/report, with the audit of the labels. The
-// executed stage is the harness's attack_succeeded, the label its paper
-// counted; the audit lists where its labels contradict each other or our
-// stage definitions.
-func Import(ctx context.Context, kind, file, dir string, opts Options) error {
-	if kind != ImportAgentbench {
-		return fmt.Errorf("report: import %q: want %s", kind, ImportAgentbench)
-	}
-	in, err := os.Open(file)
-	if err != nil {
-		return fmt.Errorf("report: import: %w", err)
-	}
-	defer in.Close()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report: import: %w", err)
-	}
-	out, err := os.Create(filepath.Join(dir, runsFile))
-	if err != nil {
-		return fmt.Errorf("report: import: %w", err)
-	}
-	w := bufio.NewWriter(out)
-	enc := json.NewEncoder(w)
-	n := 0
-	err = agentbench.Read(bufio.NewReader(in), agentbench.Options{InPaperOnly: opts.InPaperOnly, ErrorsAsErrors: opts.ErrorsAsErrors}, func(r results.Run) error {
-		if n++; n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		return enc.Encode(r)
-	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("report: import: %w", err)
-	}
-	if opts.Title == "" {
-		opts.Title = "import of " + filepath.Base(file) + " (" + kind + ")"
-	}
-	return Write(dir, opts)
-}
 
 // compareRow is one model's ASR in each result set, over all attacked runs
 // and over those that called the payload-carrying tool.

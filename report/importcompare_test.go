@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/importer/agentbench"
 	"github.com/killchain/killchain/results"
 )
 
@@ -29,7 +30,10 @@ func TestImportAgentbench(t *testing.T) {
 
 func testImport(t *testing.T, inPaper bool) {
 	dir := t.TempDir()
-	if err := Import(context.Background(), ImportAgentbench, paperLog, dir, Options{InPaperOnly: inPaper}); err != nil {
+	if err := agentbench.Convert(context.Background(), paperLog, dir, agentbench.Options{InPaperOnly: inPaper}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, Options{Title: "import of runs.csv (agentbench)"}); err != nil {
 		t.Fatal(err)
 	}
 	// Recount per model_a (same-model pairs count as the model) from the CSV.

@@ -5,14 +5,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/killchain/killchain/defense"
+	"github.com/killchain/killchain/defense/kinds"
 )
 
 // The paper's tables: per model (Table 1), model × task (Table A1), model ×
 // surface, the writer × reader matrix (Figure 5) and defenses by channel.
 
 // isBaseline reports whether a cell ran without a defense.
-func isBaseline(c Cell) bool { return c.Defense == "" || c.Defense == defense.KindNone }
+func isBaseline(c Cell) bool { return c.Defense == "" || c.Defense == kinds.None }
 
 // baselineFilter returns the filter the matrices use: attacked runs without
 // a defense, or every attacked run when the study has none undefended; the
@@ -203,7 +203,7 @@ func pairTables(a *Aggregator, keep func(Cell) bool, z float64) (csvT, mdT Table
 
 // defenseChannels names the channels a defense inspects, for the table.
 func defenseChannels(kind string) string {
-	ch := defense.Channels(kind)
+	ch := kinds.Channels(kind)
 	if len(ch) == 0 {
 		if isBaseline(Cell{Defense: kind}) {
 			return noneCell
@@ -245,7 +245,7 @@ func defenseTables(a *Aggregator, v view) (csvT, mdT Table) {
 		c := counts[k]
 		base := &Counts{}
 		hasBase := false
-		for _, none := range []string{defense.KindNone, ""} {
+		for _, none := range []string{kinds.None, ""} {
 			b := k
 			b.Defense = none
 			if p := counts[b]; p != nil {

@@ -40,13 +40,6 @@ type Options struct {
 	NoHTML bool
 	// Title replaces the study names in the report's title.
 	Title string
-	// InPaperOnly makes Import keep only the rows the paper used (the
-	// agentbench log's in_paper column).
-	InPaperOnly bool
-	// ErrorsAsErrors makes Import record the harness's failed runs (its
-	// stopped_by "error:…" rows) as errored runs, kept apart from every
-	// rate, instead of as outcomes the way the harness's paper counted them.
-	ErrorsAsErrors bool
 
 	// analysis adds the forensic sections and figure inputs; set by Write
 	// from the study folder.

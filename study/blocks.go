@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/defense/kinds"
 )
 
 // decodeStudy decodes the one study block.
@@ -234,9 +236,9 @@ func (d *decoder) defense(bc *blockCtx, raw *rawDefense) *Defense {
 	if !d.oneOf(bc, "kind", def.Kind, DefenseKinds, "defense kind") {
 		return def
 	}
-	uses := func(kind string) bool { return def.Kind == kind || def.Kind == KindAll }
+	uses := func(kind string) bool { return def.Kind == kind || def.Kind == kinds.All }
 	if bc.ok("patterns") {
-		if !uses(KindWriteFilter) {
+		if !uses(kinds.WriteFilter) {
 			d.errorf(bc.rng("patterns"), "Unused attribute", "patterns apply to write_filter defenses; %q is %s.", def.Name, def.Kind)
 		}
 		for i, p := range def.Patterns {
@@ -245,11 +247,11 @@ func (d *decoder) defense(bc *blockCtx, raw *rawDefense) *Defense {
 			}
 		}
 	}
-	if bc.ok("datamark") && !uses(KindSpotlighting) {
+	if bc.ok("datamark") && !uses(kinds.Spotlighting) {
 		d.errorf(bc.rng("datamark"), "Unused attribute", "datamark applies to spotlighting defenses; %q is %s.", def.Name, def.Kind)
 	}
 	if bc.ok("classifier") {
-		if !uses(KindPIDetector) {
+		if !uses(kinds.PIDetector) {
 			d.errorf(bc.rng("classifier"), "Unused attribute", "classifier applies to pi_detector defenses; %q is %s.", def.Name, def.Kind)
 		} else if def.Classifier != "" {
 			d.knownModel(bc.rng("classifier"), def.Classifier, fmt.Sprintf("defense %q's classifier", def.Name))

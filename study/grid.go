@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/killchain/killchain/defense/kinds"
 	"github.com/killchain/killchain/tasks"
 	"github.com/killchain/killchain/tracker"
 )
@@ -29,7 +30,7 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 		Repeats:    deref(raw.Repeats, DefaultRepeats),
 	}
 	if _, present := bc.attrs["defenses"]; !present {
-		g.Defenses = []string{KindNone}
+		g.Defenses = []string{kinds.None}
 	}
 	if bc.ok("batch") && strings.TrimSpace(g.Batch) == "" {
 		d.errorf(bc.rng("batch"), "Invalid batch", "batch must not be empty; omit it to use the grid name.")

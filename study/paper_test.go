@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/killchain/killchain/defense/kinds"
 )
 
 // The released per-run log of the paper's harness, relative to this package.
@@ -153,7 +155,7 @@ func TestPaperPDFRelay(t *testing.T) {
 		cells[k]++
 		if r.ModelA == "gpt-5-mini" {
 			gpt5++
-			if !slices.Contains([]string{KindNone, KindWriteFilter, KindPIDetector}, r.Defense) {
+			if !slices.Contains([]string{kinds.None, kinds.WriteFilter, kinds.PIDetector}, r.Defense) {
 				t.Errorf("gpt-5-mini pdf run under %s", r.Defense)
 			}
 		}

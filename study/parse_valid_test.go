@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/killchain/killchain/defense/kinds"
 )
 
 func TestParseValid(t *testing.T) {
@@ -142,7 +144,7 @@ grid "g" {
 	o, _ := s.Model("o")
 	c, _ := s.Model("c")
 	judge2, _ := s.Defense("judge2")
-	pi, _ := s.Defense(KindPIDetector)
+	pi, _ := s.Defense(kinds.PIDetector)
 	strict, _ := s.Defense("strict")
 	marks, _ := s.Defense("marks")
 	quiet, _ := s.Condition("quiet")

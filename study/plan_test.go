@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/defense/kinds"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -350,13 +351,13 @@ func TestSmokeStudy(t *testing.T) {
 			agents = pairs
 		}
 		for _, a := range agents {
-			need(seenKey{name, CleanVariant, a, CondPlain, KindNone})
+			need(seenKey{name, CleanVariant, a, CondPlain, kinds.None})
 			for i, v := range task.VariantNames() {
-				need(seenKey{name, v, a, CondHack, KindNone})
+				need(seenKey{name, v, a, CondHack, kinds.None})
 				// Speech costs seconds of CPU per run: the audio task is
 				// narrated in its first variant only.
 				if name != "audio_inject" || i == 0 {
-					need(seenKey{name, v, a, CondNarrate, KindNone})
+					need(seenKey{name, v, a, CondNarrate, kinds.None})
 				}
 			}
 		}
@@ -364,7 +365,7 @@ func TestSmokeStudy(t *testing.T) {
 		if isRelay(task.Mode) {
 			compliant = "compliant→compliant"
 		}
-		for _, def := range []string{KindNone, KindWriteFilter, KindPIDetector, KindSpotlighting, KindAll} {
+		for _, def := range []string{kinds.None, kinds.WriteFilter, kinds.PIDetector, kinds.Spotlighting, kinds.All} {
 			need(seenKey{name, CleanVariant, compliant, CondPlain, def})
 			need(seenKey{name, task.VariantNames()[0], compliant, CondHack, def})
 		}

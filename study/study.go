@@ -9,6 +9,8 @@ package study
 
 import (
 	"time"
+
+	"github.com/killchain/killchain/defense/kinds"
 )
 
 // Providers a model block may name.
@@ -27,17 +29,8 @@ var Providers = []string{ProviderScripted, ProviderOllama, ProviderOpenAI, Provi
 // Policies lists the scripted reference agents' policies.
 var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier"}
 
-// Defense kinds.
-const (
-	KindNone         = "none"
-	KindWriteFilter  = "write_filter"
-	KindPIDetector   = "pi_detector"
-	KindSpotlighting = "spotlighting"
-	KindAll          = "all"
-)
-
 // DefenseKinds lists the defense kinds a defense block may name.
-var DefenseKinds = []string{KindWriteFilter, KindPIDetector, KindSpotlighting, KindAll}
+var DefenseKinds = []string{kinds.WriteFilter, kinds.PIDetector, kinds.Spotlighting, kinds.All}
 
 // Built-in condition names.
 const (
@@ -222,10 +215,10 @@ func builtinConditions() []*Condition {
 // pi_detector uses the study's classifier.
 func builtinDefenses(classifier string) []*Defense {
 	return []*Defense{
-		{Name: KindNone, Kind: KindNone, Builtin: true},
-		{Name: KindWriteFilter, Kind: KindWriteFilter, Builtin: true},
-		{Name: KindPIDetector, Kind: KindPIDetector, Classifier: classifier, Builtin: true},
-		{Name: KindSpotlighting, Kind: KindSpotlighting, Builtin: true},
-		{Name: KindAll, Kind: KindAll, Classifier: classifier, Builtin: true},
+		{Name: kinds.None, Kind: kinds.None, Builtin: true},
+		{Name: kinds.WriteFilter, Kind: kinds.WriteFilter, Builtin: true},
+		{Name: kinds.PIDetector, Kind: kinds.PIDetector, Classifier: classifier, Builtin: true},
+		{Name: kinds.Spotlighting, Kind: kinds.Spotlighting, Builtin: true},
+		{Name: kinds.All, Kind: kinds.All, Classifier: classifier, Builtin: true},
 	}
 }

@@ -31,11 +31,15 @@
 package agentbench
 
 import (
+	"bufio"
+	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -257,4 +261,43 @@ func count(l map[string]string, c string) (int, error) {
 		return 0, fmt.Errorf("run %s: %s: %w", l["run_id"], c, err)
 	}
 	return n, nil
+}
+
+// Convert reads the harness's runs.csv at file and writes it as a study
+// folder dir: dir/runs.jsonl in our run schema, each run keeping the
+// harness's own labels. The report reads the folder like any other.
+func Convert(ctx context.Context, file, dir string, opts Options) error {
+	in, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer in.Close()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	out, err := os.Create(filepath.Join(dir, results.RunsFile))
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	n := 0
+	err = Read(bufio.NewReader(in), opts, func(r results.Run) error {
+		if n++; n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return enc.Encode(r)
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,192 @@
+// Package archtest holds the dependency rules of the module, checked on the
+// real import graph (`go list`). The rules are the ones the README's layout
+// section states: a run's path is study → plan → runner → (agent, sandbox,
+// tracker, verifiers) → results → report; defenses and models are plugged
+// in through interfaces their consumer owns.
+package archtest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/killchain/killchain"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	CgoFiles   []string
+}
+
+// graph lists the module's packages with their direct imports and
+// transitive dependencies (test files excluded), in short names.
+func graph(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	cmd.Env = append(cmd.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	short := func(ps []string) []string {
+		var s []string
+		for _, p := range ps {
+			if p == module {
+				s = append(s, "")
+			} else if rest, ok := strings.CutPrefix(p, module+"/"); ok {
+				s = append(s, rest)
+			}
+		}
+		return s
+	}
+	g := map[string]pkg{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		g[name] = pkg{ImportPath: name, Imports: short(p.Imports), Deps: short(p.Deps), CgoFiles: p.CgoFiles}
+	}
+	if len(g) < 20 {
+		t.Fatalf("go list found %d packages", len(g))
+	}
+	return g
+}
+
+var drivers = []string{"models/ollama", "models/openai", "models/anthropic", "models/deepseek", "models/openaicompat", "models/scripted"}
+
+var backends = []string{"sandbox/docker", "sandbox/local", "sandbox/toolbox", "sandbox/audio", "sandbox/admit"}
+
+func under(p string, roots ...string) bool {
+	for _, r := range roots {
+		if p == r || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDependencyRules(t *testing.T) {
+	g := graph(t)
+	rules := []struct {
+		name string
+		// bad reports a violation of package p, or "".
+		bad func(p pkg) string
+	}{
+		{"only the driver registry and the command line import a concrete model driver", func(p pkg) string {
+			if under(p.ImportPath, "models", "cli", "cmd") {
+				return ""
+			}
+			for _, imp := range p.Imports {
+				if slices.Contains(drivers, imp) {
+					return "imports " + imp
+				}
+			}
+			return ""
+		}},
+		{"nothing on the study and plan path reaches a sandbox backend or the runner", func(p pkg) string {
+			if !under(p.ImportPath, "study", "tasks", "tools", "pdfdoc", "canary") {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, backends...) || d == "runner" {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"only the command line imports the benchmark generators", func(p pkg) string {
+			if under(p.ImportPath, "cli", "cmd", "benchdata") {
+				return ""
+			}
+			if slices.Contains(p.Imports, "benchdata") {
+				return "imports benchdata"
+			}
+			return ""
+		}},
+		{"tracker, defenses and verifiers reach no model driver and no Docker", func(p pkg) string {
+			if !under(p.ImportPath, "tracker", "defense", "verifiers", "canary") {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "models", "sandbox/docker", "runner") {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"results, analysis and report read results; they run nothing", func(p pkg) string {
+			if !under(p.ImportPath, "results", "analysis", "report", "forensics", "gate", "recount") {
+				return ""
+			}
+			for _, d := range p.Imports {
+				if under(d, "runner", "cli", "models", "importer", "benchdata", "imagebuild") || under(d, backends...) ||
+					d == "defense" {
+					return "imports " + d
+				}
+			}
+			return ""
+		}},
+		{"results does not read upward into its consumers", func(p pkg) string {
+			if !under(p.ImportPath, "results") {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "report", "analysis", "gate", "recount", "runner") {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"the agent loop knows no runner, backend or driver", func(p pkg) string {
+			if p.ImportPath != "agent" {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "runner", "models", "cli") || under(d, backends...) {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"no package but cmd imports the command line", func(p pkg) string {
+			if under(p.ImportPath, "cmd", "cli") {
+				return ""
+			}
+			if slices.Contains(p.Imports, "cli") {
+				return "imports cli"
+			}
+			return ""
+		}},
+		{"cgo only in probes", func(p pkg) string {
+			if under(p.ImportPath, "probes") || len(p.CgoFiles) == 0 {
+				return ""
+			}
+			return "has cgo files"
+		}},
+	}
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			for _, name := range sortedKeys(g) {
+				if why := r.bad(g[name]); why != "" {
+					t.Errorf("%s %s", name, why)
+				}
+			}
+		})
+	}
+}
+
+func sortedKeys(m map[string]pkg) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,48 @@
+// Package kinds is the vocabulary of defenses: the kinds a study may name
+// and the channels each inspects. It holds no defense; the study decoder,
+// the defenses and the report share these names through it.
+package kinds
+
+import "slices"
+
+// Defense kinds a study may name.
+const (
+	None         = "none"
+	WriteFilter  = "write_filter"
+	PIDetector   = "pi_detector"
+	Spotlighting = "spotlighting"
+	All          = "all"
+)
+
+// Channels the defenses inspect.
+const (
+	// MemoryWrite is an agent-initiated write_memory record (key and value),
+	// before it is committed. Seeded memory never passes through it.
+	MemoryWrite = "memory_write"
+	// ToolCall is every tool call an agent makes (name and arguments),
+	// before it runs. Incoming results are not part of it.
+	ToolCall = "outgoing_tool_call"
+	// ToolResult is the result of an untrusted tool, before the agent reads it.
+	ToolResult = "tool_result"
+)
+
+// Names returns every defense kind, in the order studies list them.
+func Names() []string { return []string{None, WriteFilter, PIDetector, Spotlighting, All} }
+
+// Channels returns the channels a kind inspects, sorted; nil for "none" or
+// an unknown kind.
+func Channels(kind string) []string {
+	switch kind {
+	case WriteFilter:
+		return []string{MemoryWrite}
+	case PIDetector:
+		return []string{ToolCall}
+	case Spotlighting:
+		return []string{ToolResult}
+	case All:
+		out := []string{MemoryWrite, ToolCall, ToolResult}
+		slices.Sort(out)
+		return out
+	}
+	return nil
+}
