@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/importer/agentbench"
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/results"
 )
 
@@ -98,12 +99,8 @@ func TestAuditMergeExamples(t *testing.T) {
 // "openai package not installed" counted as unsuccessful attacks.
 func TestAuditRealLog(t *testing.T) {
 	const path = "../../shared/data/agentbench/runs.csv"
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	_, err := os.Stat(path)
+	testenv.Need(t, err, "the shared data folder's agentbench log")
 	runs, err := agentbench.Import(path, agentbench.Options{})
 	if err != nil {
 		t.Fatal(err)

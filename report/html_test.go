@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/killchain/killchain/internal/testenv"
 )
 
 // reportDir writes the smoke fixture's report; KILLCHAIN_REPORT_DIR keeps a
@@ -202,7 +205,7 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 	}
 	if bin == "" {
-		t.Skip("chromium not installed")
+		testenv.Need(t, errors.New("no chromium on PATH (make deps installs it)"), "a headless browser")
 	}
 	out := reportDir(t)
 	page := "file://" + filepath.Join(out, HTMLFile)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/importer/agentbench"
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/results"
 )
 
@@ -20,9 +21,8 @@ const paperLog = "../../shared/data/agentbench/runs.csv"
 // per-model n and executed counts against a count straight from the CSV,
 // and that the audit counted the harness-label contradictions.
 func TestImportAgentbench(t *testing.T) {
-	if _, err := os.Stat(paperLog); err != nil {
-		t.Skipf("paper log not here: %v", err)
-	}
+	_, err := os.Stat(paperLog)
+	testenv.Need(t, err, "the shared data folder's agentbench log")
 	for _, inPaper := range []bool{false, true} {
 		t.Run(fmt.Sprintf("in paper only %v", inPaper), func(t *testing.T) { testImport(t, inPaper) })
 	}

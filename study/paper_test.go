@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/defense/kinds"
+	"github.com/killchain/killchain/internal/testenv"
 )
 
 // The released per-run log of the paper's harness, relative to this package.
@@ -25,8 +26,8 @@ const (
 func readCSV(t *testing.T, path string) []map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) && os.Getenv("CI") == "" {
-		t.Skipf("%s is absent (the shared data folder is not checked out); set CI to make this a failure", path)
+	if errors.Is(err, fs.ErrNotExist) {
+		testenv.Need(t, err, "the shared data folder")
 	}
 	if err != nil {
 		t.Fatal(err)

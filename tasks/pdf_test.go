@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/pdfdoc"
 )
 
@@ -87,12 +88,7 @@ func TestPDFPlacement(t *testing.T) {
 func popplerTool(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("%s not installed (make deps installs poppler-utils)", name)
-		}
-		t.Fatalf("%s not installed under CI: %v", name, err)
-	}
+	testenv.Need(t, err, name+" (make deps installs poppler-utils)")
 	return p
 }
 

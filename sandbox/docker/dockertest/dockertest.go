@@ -4,11 +4,12 @@ package dockertest
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/moby/moby/client"
+
+	"github.com/killchain/killchain/internal/testenv"
 )
 
 // Available reports whether a Docker daemon answers, with the reason when
@@ -27,23 +28,15 @@ func Available() (*client.Client, error) {
 	return cli, nil
 }
 
-// CI reports whether the tests run under CI (env CI set and not "false").
-func CI() bool {
-	v := os.Getenv("CI")
-	return v != "" && v != "false" && v != "0"
-}
+// CI reports whether the tests run under CI; see testenv.CI.
+func CI() bool { return testenv.CI() }
 
 // Require returns a client, skips the test when Docker is absent, or fails
 // it when Docker is absent under CI.
 func Require(t testing.TB) *client.Client {
 	t.Helper()
 	cli, err := Available()
-	if err != nil {
-		if CI() {
-			t.Fatalf("docker is required under CI: %v", err)
-		}
-		t.Skipf("docker is not available: %v", err)
-	}
+	testenv.Need(t, err, "docker")
 	t.Cleanup(func() { cli.Close() })
 	return cli
 }
