@@ -113,7 +113,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		if name == "" {
 			name = pr.ModelA
 		}
-		prompt := role.Prompt
+		prompt := task.PromptFor(role, pr.Condition)
 		if task.Mode == tracker.DelegationRelay && pos == 1 {
 			if handoff == "" {
 				break // agent A handed nothing over: agent B never starts

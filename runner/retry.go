@@ -9,6 +9,7 @@ import (
 	"github.com/killchain/killchain/canary"
 	"github.com/killchain/killchain/results"
 	"github.com/killchain/killchain/study"
+	"github.com/killchain/killchain/tasks"
 )
 
 // maxBackoff caps the wait before one retry.
@@ -60,7 +61,7 @@ func (r *Runner) attempt(ctx context.Context, pr study.Run, canaries *canary.Set
 	log := r.log.With("run", pr.RunID)
 	for n := 1; ; n++ {
 		tok := ""
-		if pr.Attacked {
+		if t, ok := tasks.Get(pr.Task); pr.Attacked || ok && t.CarriesCanary(pr.Attacked) {
 			var err error
 			if tok, err = canaries.New(); err != nil {
 				return outcome{}, err
