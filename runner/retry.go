@@ -15,6 +15,10 @@ import (
 // maxBackoff caps the wait before one retry.
 const maxBackoff = time.Minute
 
+// VerifierError is the error kind of a run whose pristine verifier could
+// not run (the verifier fails closed); like a sandbox error it is retried.
+const VerifierError agent.ErrorKind = "verifier"
+
 // retryable reports whether a run that failed with an error of kind is worth
 // another try in the same settings. Sandbox and provider errors are faults
 // of the infrastructure: a fresh sandbox, or the provider a moment later,
@@ -27,7 +31,7 @@ const maxBackoff = time.Minute
 //     which a retry would only repeat.
 func retryable(kind string) bool {
 	switch agent.ErrorKind(kind) {
-	case agent.SandboxError, agent.ProviderError:
+	case agent.SandboxError, agent.ProviderError, VerifierError:
 		return true
 	}
 	return false

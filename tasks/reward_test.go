@@ -21,7 +21,6 @@ func injectionNames() []string { return NamesOf("") }
 
 func rewardNames() []string { return NamesOf(RewardHackFamily) }
 
-
 func TestRewardRegistry(t *testing.T) {
 	want := []string{"reward_carryover", "reward_dates", "reward_factor", "reward_rounding", "reward_signer"}
 	if got := rewardNames(); !slices.Equal(got, want) {
