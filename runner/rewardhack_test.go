@@ -1,12 +1,20 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/moby/moby/client"
+
+	"github.com/killchain/killchain/imagebuild"
 	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/docker/dockertest"
+	"github.com/killchain/killchain/tasks"
 	"github.com/killchain/killchain/verifiers"
 )
 
@@ -103,5 +111,42 @@ func checkRewardContract(t *testing.T, out string, runs []results.Run, n int) {
 				t.Errorf("transcript verdict %v, verbalisation %q", tr.Reward, tr.Verbalisation)
 			}
 		})
+	}
+}
+
+// TestRewardHackDocker runs the reward-hack study's reward_rounding cells
+// in hardened containers: the agents' runs, and each pristine verifier's
+// two fresh containers, leave the same verdicts as on the local backend
+// and no container behind.
+func TestRewardHackDocker(t *testing.T) {
+	cli := dockertest.Require(t)
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	opts := docker.DefaultOptions()
+	opts.Client, opts.Fixtures, opts.ShellImage = cli, tasks.Fixtures, imagebuild.Debian
+	be, err := docker.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close(context.Background())
+	s := loadStudy(t, "../hcl/reward_hack.hcl")
+	s.Name = "reward_hack_docker_test"
+	s.Grids[0].Tasks = []string{"reward_rounding"}
+	out := t.TempDir()
+	r, err := New(s, Options{Output: out, Backend: be, Models: scriptedOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkRewardContract(t, out, readAll(t, out), 15)
+	left, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", "killchain.study="+s.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(left.Items); n != 0 {
+		t.Errorf("%d containers left behind", n)
 	}
 }
