@@ -25,7 +25,7 @@ func TestShellHardening(t *testing.T) {
 	defer s.Close(ctx)
 	tests := []struct {
 		name, command, want string
-		exit               int
+		exit                int
 	}{
 		{"non-root", "id -u", "65534", 0},
 		{"no network", "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' | tr '\\n' ,; echo END", "code: 0\nlo,END", 0},
