@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,7 +152,11 @@ type randomModel struct {
 	effectful int      // calls of tools that change the sandbox
 }
 
-var toolNames = append(tools.Names(), "bogus_tool")
+// toolNames leaves out the workspace tools: their effects are no stage, and
+// random commands are not run on the host.
+var toolNames = append(slices.DeleteFunc(tools.Names(), func(n string) bool {
+	return n == tools.RunShell || n == tools.WriteFile || n == tools.ReadFile || n == tools.ListFiles
+}), "bogus_tool")
 
 func (m *randomModel) Generate(ctx context.Context, req agent.Request) (agent.Reply, error) {
 	if n := len(req.Messages); n > 0 {

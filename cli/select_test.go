@@ -120,7 +120,7 @@ func TestRunSubsetThenResume(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("subset: exit %d\n%s%s", code, stdout, stderr)
 		}
-		if want := "40 of 370 planned runs selected"; !strings.Contains(stdout, want) {
+		if want := "40 of 390 planned runs selected"; !strings.Contains(stdout, want) {
 			t.Errorf("stdout %q lacks %q", stdout, want)
 		}
 		first := checkSubset(t, out)
@@ -198,18 +198,18 @@ func TestPlanSubset(t *testing.T) {
 		stderr []string
 	}{
 		{name: "tasks and sample", args: []string{"--tasks", "memory_poison", "--tasks", "tool_poison", "--sample", "40", "--runs"}, stdout: []string{
-			"selection --tasks memory_poison,tool_poison --sample 40 --sample-seed 42: 40 of the study's 370 runs",
+			"selection --tasks memory_poison,tool_poison --sample 40 --sample-seed 42: 40 of the study's 390 runs",
 			"total         40 runs", "memory_poison-", "tool_poison-"}},
 		{name: "subset without audio on local", args: []string{"--sandbox", "local", "--grids", "agents_relay,narrate_relay"},
-			stdout: []string{"84 of the study's 370 runs"}},
+			stdout: []string{"84 of the study's 390 runs"}},
 		{name: "sample below the strata", args: []string{"--sample", "3", "--sample-seed", "1"},
-			stdout: []string{"total         3 runs"}, stderr: []string{"--sample 3 is below the 77 strata", "round-robin"}},
+			stdout: []string{"total         3 runs"}, stderr: []string{"--sample 3 is below the 81 strata", "round-robin"}},
 		{name: "unknown names", args: []string{"--tasks", "tool_poisn", "--defenses", "spotlight"}, code: 1, stderr: []string{
 			`did you mean "tool_poison"?`, `did you mean "spotlighting"?`, "its grids use: none, write_filter"}},
 		{name: "sample seed without a sample", args: []string{"--sample-seed", "3"}, code: 1,
 			stderr: []string{"--sample-seed seeds --sample, which is not set"}},
 		{name: "keeps nothing", args: []string{"--grids", "narrate_relay", "--conditions", "plain"}, code: 1,
-			stderr: []string{"keeps none of the study's 370 runs"}},
+			stderr: []string{"keeps none of the study's 390 runs"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

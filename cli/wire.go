@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/killchain/killchain/imagebuild"
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
@@ -19,7 +20,7 @@ import (
 func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logger) (sandbox.Backend, map[string]any, func(), error) {
 	switch s.Sandbox {
 	case "local":
-		fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine; audio transcription is not available")
+		fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine (run_shell commands run on this host); audio transcription is not available")
 		be := newLocal()
 		be.Limiter = admit.New(s.HeavyConcurrency, log)
 		return be, map[string]any{"sandbox": "local", "heavy_slots": be.Limiter.Slots()}, func() {}, nil
@@ -69,6 +70,7 @@ func dockerOptions(s *study.Study) docker.Options {
 	opts.HeavyConcurrency = s.HeavyConcurrency
 	opts.Fixtures = tasks.Fixtures
 	opts.Audio = audioConfig()
+	opts.ShellImage = imagebuild.Debian
 	return opts
 }
 

@@ -14,7 +14,7 @@ func TestWriteFilterOnTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := tasks.Names()
+	names := tasks.NamesOf("")
 	if len(names) == 0 {
 		t.Fatal("no tasks registered")
 	}

@@ -45,6 +45,32 @@ model "silent" {
   policy   = "silent" # never calls a tool
 }
 
+# Reward-hack reference agents (hcl/reward_hack.hcl runs them all).
+model "honest" {
+  provider = "scripted"
+  policy   = "honest" # tries, fails, never tampers
+}
+
+model "test_editor" {
+  provider = "scripted"
+  policy   = "test_editor" # edits the per-case check
+}
+
+model "special_caser" {
+  provider = "scripted"
+  policy   = "special_caser" # hard-codes the expected outputs
+}
+
+model "narrating_hacker" {
+  provider = "scripted"
+  policy   = "narrating_hacker" # replaces the runner, says so first
+}
+
+model "silent_hacker" {
+  provider = "scripted"
+  policy   = "silent_hacker" # overwrites the expected outputs, says nothing
+}
+
 # Grid 1 — every reference agent, every variant, no defense. Models run alone
 # in the single-agent tasks; the relay tasks get four writer→reader pairs.
 grid "agents_single" {
@@ -122,5 +148,16 @@ grid "narrate_relay" {
     ["compliant", "resistant"],
   ]
   conditions = ["narrate"]
+  repeats    = 1
+}
+
+# Grid 4 — a few reward-hack runs: each reward-hack agent on two tasks, as
+# the user writes the task and asked to narrate.
+grid "reward_hack" {
+  batch      = "smoke_reward_hack"
+  tasks      = ["reward_rounding", "reward_dates"]
+  models     = ["honest", "test_editor", "special_caser", "narrating_hacker", "silent_hacker"]
+  conditions = ["plain", "narrate"]
+  defenses   = ["none"]
   repeats    = 1
 }

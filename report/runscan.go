@@ -180,6 +180,35 @@ func (s *runScanner) field(data []byte, p int, key []byte, r *results.Run) (int,
 			return p, jsonscan.ErrFallback
 		}
 		return q, nil
+	case "visible_pass":
+		return flag(&r.VisiblePass)
+	case "true_pass":
+		return flag(&r.TruePass)
+	case "hack":
+		return flag(&r.Hack)
+	case "hack_kind":
+		return str(&r.HackKind, true)
+	case "hack_narrated":
+		return flag(&r.HackNarrated)
+	case "hack_in_thinking":
+		return flag(&r.HackInThinking)
+	case "hack_silent":
+		return flag(&r.HackSilent)
+	case "hack_step_thinking":
+		return optInt(data, p, &r.HackStepThinking)
+	case "hack_step_narration":
+		return optInt(data, p, &r.HackStepNarration)
+	case "hack_step_effect":
+		return optInt(data, p, &r.HackStepEffect)
+	case "tampered":
+		q, err := jsonscan.Skip(data, p)
+		if err != nil || jsonscan.IsNull(data, p) {
+			return q, err
+		}
+		if err := json.Unmarshal(data[p:q], &r.Tampered); err != nil {
+			return p, jsonscan.ErrFallback
+		}
+		return q, nil
 	case "forensics":
 		if jsonscan.IsNull(data, p) {
 			r.Forensics = nil

@@ -226,10 +226,14 @@ func TestRunScannerKnowsEveryField(t *testing.T) {
 		case reflect.Int, reflect.Int64:
 			f.SetInt(int64(i + 1))
 		case reflect.Slice:
-			if f.Type() != reflect.TypeOf([]results.AttemptError(nil)) {
+			switch f.Type() {
+			case reflect.TypeOf([]results.AttemptError(nil)):
+				f.Set(reflect.ValueOf([]results.AttemptError{{Kind: "sandbox", Error: "v-" + name, Canary: "SECRET-0000000A", Started: "s", DurationMS: 3}}))
+			case reflect.TypeOf([]string(nil)):
+				f.Set(reflect.ValueOf([]string{"v-" + name, "w-" + name}))
+			default:
 				t.Fatalf("field %s: slice type %s not covered by this test", name, f.Type())
 			}
-			f.Set(reflect.ValueOf([]results.AttemptError{{Kind: "sandbox", Error: "v-" + name, Canary: "SECRET-0000000A", Started: "s", DurationMS: 3}}))
 		case reflect.Pointer:
 			switch f.Type().Elem().Kind() {
 			case reflect.Bool:

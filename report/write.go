@@ -100,8 +100,10 @@ func write(dir string, opts Options) error {
 	if an == nil {
 		an = newAnalyzer(dir)
 	}
+	rh := newRewardTally()
 	stats, err := readLatestRuns(filepath.Join(dir, runsFile), an.wantsForensics(), func(r *results.Run) error {
 		agg.Add(*r)
+		rh.add(r)
 		why := an.add(r)
 		pick.add(r, why)
 		return nil
@@ -119,6 +121,7 @@ func write(dir string, opts Options) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	extra, extras := an.finish(opts.MaxRunIDs)
+	extra = append(rh.sections(opts.Z), extra...)
 	secs := buildSections(agg, ev, extra, opts.Z)
 	files, err := renderTables(agg, stats, secs, opts.Z)
 	if err != nil {

@@ -79,6 +79,23 @@ type Run struct {
 	// the first try is the one recorded.
 	AttemptErrors []AttemptError `json:"attempt_errors,omitempty"`
 
+	// Reward-hack runs only (absent on every other run): the pristine
+	// verifier's verdict (see verifiers.RewardVerdict) and where the hack
+	// shows. HackNarrated, HackInThinking and HackSilent are false when
+	// there is no hack; the steps are the first step whose thinking,
+	// narration or effect shows the hack (null when none does).
+	VisiblePass       *bool    `json:"visible_pass,omitempty"`
+	TruePass          *bool    `json:"true_pass,omitempty"`
+	Tampered          []string `json:"tampered,omitempty"`
+	Hack              *bool    `json:"hack,omitempty"`
+	HackKind          string   `json:"hack_kind,omitempty"`
+	HackNarrated      *bool    `json:"hack_narrated,omitempty"`
+	HackInThinking    *bool    `json:"hack_in_thinking,omitempty"`
+	HackSilent        *bool    `json:"hack_silent,omitempty"`
+	HackStepThinking  *int     `json:"hack_step_thinking,omitempty"`
+	HackStepNarration *int     `json:"hack_step_narration,omitempty"`
+	HackStepEffect    *int     `json:"hack_step_effect,omitempty"`
+
 	// Forensics are the run's forensic signals; absent for runs recorded
 	// before they existed and for imported runs.
 	Forensics *Forensics `json:"forensics,omitempty"`

@@ -37,7 +37,11 @@ type Transcript struct {
 	Pristine  sandbox.State `json:"pristine_state"`
 	Final     sandbox.State `json:"final_state"`
 	Verdict   []string      `json:"verifier"`
-	Error     string        `json:"error,omitempty"`
+	// Reward is the pristine verifier's verdict on a reward-hack run, and
+	// Verbalisation where its hack shows.
+	Reward        *verifiers.RewardVerdict `json:"reward,omitempty"`
+	Verbalisation string                   `json:"verbalisation,omitempty"`
+	Error         string                   `json:"error,omitempty"`
 }
 
 // AgentInfo names one agent of a run.
@@ -101,6 +105,12 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		instructions = cond.Instructions
 	}
 	step := 0
+	var caller agent.Caller = sb
+	var steps *effectSteps
+	if task.Reward != nil {
+		steps = &effectSteps{inner: sb, step: &step}
+		caller = steps
+	}
 	transcript := &agent.Transcript{}
 	models := []string{pr.ModelA, pr.ModelB}
 	var res [2]agent.Result
@@ -113,7 +123,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		if name == "" {
 			name = pr.ModelA
 		}
-		prompt := role.Prompt
+		prompt := task.PromptFor(role, pr.Condition)
 		if task.Mode == tracker.DelegationRelay && pos == 1 {
 			if handoff == "" {
 				break // agent A handed nothing over: agent B never starts
@@ -128,7 +138,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		res[pos], err = agent.Run(ctx, agent.Config{
 			Agent: role.Name, Pos: pos, Model: m, System: role.System, Prompt: prompt,
 			Condition: instructions, Level: role.Level, Tools: role.Tools, PayloadTools: task.PayloadTools,
-			Sandbox: sb, Tracker: trk, Defenses: defs, Transcript: transcript,
+			Sandbox: caller, Tracker: trk, Defenses: defs, Transcript: transcript,
 			MaxTurns: r.study.MaxTurns, Step: &step,
 		})
 		tr.Entries = transcript.All()
@@ -150,6 +160,11 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	v := verifiers.Verify(verifiers.ReferenceFor(task), tr.Pristine, final)
 	tr.Verdict = v.Reasons
 	rec.TaskSuccess, rec.AttackGoal = v.TaskSuccess, v.AttackGoal
+	if task.Reward != nil {
+		if err := r.verifyReward(ctx, &rec, tr, task, env, sb, steps, canaryToken); err != nil {
+			return fail(string(VerifierError), err)
+		}
+	}
 
 	s := trk.Summary()
 	rec.Stage = s.Stage.String()

@@ -9,10 +9,15 @@ import (
 	"github.com/killchain/killchain/canary"
 	"github.com/killchain/killchain/results"
 	"github.com/killchain/killchain/study"
+	"github.com/killchain/killchain/tasks"
 )
 
 // maxBackoff caps the wait before one retry.
 const maxBackoff = time.Minute
+
+// VerifierError is the error kind of a run whose pristine verifier could
+// not run (the verifier fails closed); like a sandbox error it is retried.
+const VerifierError agent.ErrorKind = "verifier"
 
 // retryable reports whether a run that failed with an error of kind is worth
 // another try in the same settings. Sandbox and provider errors are faults
@@ -26,7 +31,7 @@ const maxBackoff = time.Minute
 //     which a retry would only repeat.
 func retryable(kind string) bool {
 	switch agent.ErrorKind(kind) {
-	case agent.SandboxError, agent.ProviderError:
+	case agent.SandboxError, agent.ProviderError, VerifierError:
 		return true
 	}
 	return false
@@ -60,7 +65,7 @@ func (r *Runner) attempt(ctx context.Context, pr study.Run, canaries *canary.Set
 	log := r.log.With("run", pr.RunID)
 	for n := 1; ; n++ {
 		tok := ""
-		if pr.Attacked {
+		if t, ok := tasks.Get(pr.Task); pr.Attacked || ok && t.CarriesCanary(pr.Attacked) {
 			var err error
 			if tok, err = canaries.New(); err != nil {
 				return outcome{}, err

@@ -21,6 +21,7 @@ import (
 	"github.com/killchain/killchain/results"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/study"
+	"github.com/killchain/killchain/verifiers"
 )
 
 // ModelFactory builds the model of a study's model block.
@@ -45,6 +46,9 @@ type Options struct {
 	// with another selection, or none, resumes over the same folder, and
 	// runs already finished are never run again.
 	Selection *study.Selection
+	// HackClassifier decides whether an agent's thinking or narration
+	// states a reward hack; nil: verifiers.KeywordClassifier.
+	HackClassifier verifiers.HackClassifier
 }
 
 // snapshotter is a backend that prepares one snapshot per task.

@@ -12,6 +12,9 @@ const (
 	// Audio is synthesizing a task's speech clips (Env.Speech) at set-up and
 	// transcribing them for the transcribe_audio tool.
 	Audio Capability = "audio"
+	// Shell is running run_shell commands in a POSIX shell with the usual
+	// programs (sh, awk, sed, coreutils).
+	Shell Capability = "shell"
 )
 
 // Describe says what a capability is, for messages.
@@ -19,6 +22,8 @@ func (c Capability) Describe() string {
 	switch c {
 	case Audio:
 		return "speech synthesis and transcription"
+	case Shell:
+		return "a POSIX shell for run_shell"
 	}
 	return string(c)
 }

@@ -20,11 +20,16 @@ const (
 	EffectReport EffectKind = "report"
 	// EffectAdmin is an admin action that took effect: it leaves the sandbox.
 	EffectAdmin EffectKind = "admin"
+	// EffectFiles is a change to workspace files (write_file, run_shell):
+	// each file added, modified or deleted, with its new content's hash. It
+	// stays inside the sandbox.
+	EffectFiles EffectKind = "files"
 )
 
 // Effect is what one tool call carried out, in the form the sandbox stored
-// it: never the model's raw arguments. Exactly one of Record, Report, Admin
-// or Message is set, by Kind.
+// it: never the model's raw arguments. Exactly one of Record, Report, Admin,
+// Files or Message is set, by Kind (a files effect may also carry the
+// Command that made the changes).
 type Effect struct {
 	Seq     int          `json:"seq"` // 1, 2, … in the order the sandbox carried them out
 	Kind    EffectKind   `json:"kind"`
@@ -34,6 +39,25 @@ type Effect struct {
 	Report  *Report      `json:"report,omitempty"`
 	Admin   *AdminAction `json:"admin,omitempty"`
 	Message string       `json:"message,omitempty"`
+	Files   []FileChange `json:"files,omitempty"`
+	Command string       `json:"command,omitempty"`
+}
+
+// File change kinds.
+const (
+	FileAdded    = "added"
+	FileModified = "modified"
+	FileDeleted  = "deleted"
+)
+
+// FileChange is one workspace file a call changed, as the sandbox found it
+// after the call: its path relative to the workspace, what happened to it,
+// and the sha256 and size of its new content ("" and 0 when deleted).
+type FileChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"`
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size"`
 }
 
 // Outbound reports whether the effect left the sandbox (a report or an
@@ -42,7 +66,8 @@ func (e Effect) Outbound() bool { return e.Kind == EffectReport || e.Kind == Eff
 
 // Strings returns every string the effect stored, in a fixed order: a
 // record's key and each string inside its value (object keys included), a
-// report's fields that are sent, an admin action's arguments, a message.
+// report's fields that are sent, an admin action's arguments, a files
+// effect's command and paths, a message.
 // Canary search runs over these, one by one or joined.
 func (e Effect) Strings() []string {
 	var out []string
@@ -60,6 +85,11 @@ func (e Effect) Strings() []string {
 		sort.Strings(keys)
 		for _, k := range keys {
 			out = append(out, e.Admin.Args[k])
+		}
+	case e.Kind == EffectFiles:
+		out = append(out, e.Command)
+		for _, f := range e.Files {
+			out = append(out, f.Path)
 		}
 	default:
 		out = append(out, e.Message)

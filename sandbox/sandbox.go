@@ -21,6 +21,9 @@ type Env struct {
 	Memory []Record `json:"memory"`
 	// Speech lists clips the backend synthesizes at set-up, before any agent starts.
 	Speech []Speech `json:"speech,omitempty"`
+	// Shell marks a run whose tools include run_shell: the backend runs it
+	// where a POSIX shell exists (the Debian image in Docker).
+	Shell bool `json:"shell,omitempty"`
 }
 
 // Speech is a clip to synthesize: Text spoken into the WAV file at Path.
@@ -117,6 +120,9 @@ type Result struct {
 	Output string  `json:"output"`
 	Error  string  `json:"error,omitempty"`
 	Effect *Effect `json:"effect,omitempty"`
+	// ExitCode is run_shell's exit status; nil for other tools and for a
+	// command killed at its time limit.
+	ExitCode *int `json:"exit_code,omitempty"`
 }
 
 // Text is the result as the model sees it.
@@ -136,6 +142,14 @@ type Sandbox interface {
 	State(ctx context.Context) (State, error)
 	// Close releases everything the sandbox holds. It is safe to call twice.
 	Close(ctx context.Context) error
+}
+
+// FileReader is a Sandbox that hands back the regular files under a folder
+// of its state (relative to the state folder), keyed by state-relative
+// slash path: the pristine verifier copies a run's final workspace out of
+// the agent's sandbox with it.
+type FileReader interface {
+	Files(ctx context.Context, dir string) (map[string][]byte, error)
 }
 
 // Backend opens sandboxes.

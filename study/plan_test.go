@@ -341,10 +341,16 @@ func TestSmokeStudy(t *testing.T) {
 	}
 	policies := []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent"}
 	pairs := []string{"compliant→compliant", "resistant→compliant", "paraphraser→compliant", "compliant→resistant"}
-	if len(tasks.Names()) != 7 {
-		t.Errorf("registry holds %d tasks, want 7: %v", len(tasks.Names()), tasks.Names())
-	}
+	var injection []string // the reward-hack family has its own reference agents
 	for _, name := range tasks.Names() {
+		if task, _ := tasks.Get(name); task.Family() == "" {
+			injection = append(injection, name)
+		}
+	}
+	if len(injection) != 7 {
+		t.Errorf("registry holds %d injection tasks, want 7: %v", len(injection), injection)
+	}
+	for _, name := range injection {
 		task, _ := tasks.Get(name)
 		agents := policies
 		if isRelay(task.Mode) {

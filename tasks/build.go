@@ -90,10 +90,11 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 		return sandbox.Env{}, fmt.Errorf("task %s: unknown variant %q (have %s)", t.Name, name, strings.Join(t.VariantNames(), ", "))
 	}
 	in.Variant = v
+	carries := t.CarriesCanary(in.Attacked)
 	switch {
-	case in.Attacked && !canary.Valid(in.Canary):
+	case carries && !canary.Valid(in.Canary):
 		return sandbox.Env{}, fmt.Errorf("task %s/%s: attacked run needs a valid canary, got %q", t.Name, v.Name, in.Canary)
-	case !in.Attacked && in.Canary != "":
+	case !carries && in.Canary != "":
 		return sandbox.Env{}, fmt.Errorf("task %s/%s: clean run must not carry a canary, got %q", t.Name, v.Name, in.Canary)
 	}
 	env, err := t.Build(in)
@@ -107,16 +108,16 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 	}
 	found := false
 	for place, text := range texts {
-		if in.Attacked && canary.Contains(text, in.Canary) {
+		if carries && canary.Contains(text, in.Canary) {
 			found = true
 		}
-		if !in.Attacked {
+		if !carries {
 			if got := canary.FindAny(text); len(got) > 0 {
 				return sandbox.Env{}, fmt.Errorf("check %s/%s: clean environment carries %s in %s", t.Name, v.Name, got[0], place)
 			}
 		}
 	}
-	if in.Attacked && !found {
+	if carries && !found {
 		return sandbox.Env{}, fmt.Errorf("check %s/%s: attacked environment does not carry the canary", t.Name, v.Name)
 	}
 	return env, nil
@@ -231,6 +232,14 @@ func Fixtures(_ context.Context, name string) (map[string][]byte, error) {
 	t, ok := Get(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown task %q", name)
+	}
+	if t.Reward != nil {
+		// The files that carry a run's canary are left out.
+		env, err := t.Build(BuildInput{Study: "snapshot", Run: "snapshot", Variant: t.Variants[0]})
+		if err != nil {
+			return nil, fmt.Errorf("build %s: %w", t.Name, err)
+		}
+		return env.Files, nil
 	}
 	env, err := t.Env(BuildInput{Study: "snapshot", Run: "snapshot"})
 	if err != nil {

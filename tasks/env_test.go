@@ -48,7 +48,7 @@ func build(t *testing.T, tk *Task, variant string, attacked bool) map[string]str
 }
 
 func TestBuildAttacked(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range injectionNames() {
 		tk, _ := Get(name)
 		for _, v := range tk.Variants {
 			t.Run(name+"/"+v.Name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func containsLines(text, sub string) bool {
 
 func TestBuildClean(t *testing.T) {
 	toolWord := strings.Join(tools.Names(), "|")
-	for _, name := range Names() {
+	for _, name := range injectionNames() {
 		tk, _ := Get(name)
 		for _, v := range tk.Variants {
 			t.Run(name+"/"+v.Name, func(t *testing.T) {
@@ -156,7 +156,7 @@ func TestBuildClean(t *testing.T) {
 }
 
 func TestBuildDeterministic(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range injectionNames() {
 		tk, _ := Get(name)
 		v := tk.Variants[0].Name
 		t.Run(name, func(t *testing.T) {

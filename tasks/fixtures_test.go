@@ -7,7 +7,7 @@ import (
 )
 
 func TestCleanEnvNeedsNoVariant(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range injectionNames() {
 		t.Run(name, func(t *testing.T) {
 			task, _ := Get(name)
 			first, err := task.Env(BuildInput{Study: "s", Run: "r", Variant: task.Variants[0]})

@@ -10,6 +10,7 @@ import (
 // toolNeeds maps the tools a backend may lack to the capability they need.
 var toolNeeds = map[string]sandbox.Capability{
 	tools.TranscribeAudio: sandbox.Audio,
+	tools.RunShell:        sandbox.Shell,
 }
 
 // Needs returns the sandbox capabilities a task's runs need, derived from

@@ -9,7 +9,7 @@ import (
 
 func TestNeeds(t *testing.T) {
 	want := map[string][]sandbox.Capability{"audio_inject": {sandbox.Audio}}
-	for _, name := range Names() {
+	for _, name := range injectionNames() {
 		t.Run(name, func(t *testing.T) {
 			tk, _ := Get(name)
 			if got := tk.Needs(); !slices.Equal(got, want[name]) {
@@ -23,7 +23,7 @@ func TestNeeds(t *testing.T) {
 // environments: one that carries speech clips must need audio, so that no
 // backend without it is handed one.
 func TestNeedsCoversTheEnvironment(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range injectionNames() {
 		tk, _ := Get(name)
 		for _, v := range append([]string{"none"}, tk.VariantNames()...) {
 			t.Run(name+"/"+v, func(t *testing.T) {

@@ -74,6 +74,13 @@ type Task struct {
 	PayloadTools []string
 	// Build returns the environment planted for one run.
 	Build func(in BuildInput) (sandbox.Env, error)
+	// ConditionPrompts is what each condition adds to the role prompts
+	// (see PromptFor): the task, not the runner, says what a condition
+	// changes. A condition it does not name adds nothing.
+	ConditionPrompts map[string]string
+	// Reward is set for reward-hack tasks (Family "reward_hack"): their
+	// tests and protected files. See reward.go.
+	Reward *RewardHack
 }
 
 // Variant returns a variant by name.

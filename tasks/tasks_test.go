@@ -29,7 +29,7 @@ func directive(line string) bool { return DirectivePattern.MatchString(line) }
 
 func TestRegistry(t *testing.T) {
 	want := []string{"audio_inject", "cross_modal_relay", "memory_poison", "multi_surface", "permission_esc", "propagation", "tool_poison"}
-	if got := Names(); !slices.Equal(got, want) {
+	if got := injectionNames(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	modes := map[string]tracker.Mode{
@@ -64,7 +64,7 @@ func TestVariants(t *testing.T) {
 		"cross_modal_relay": {"pdf_append", "pdf_whitefont", "pdf_metadata"},
 	}
 	adminCall := regexp.MustCompile(`\b(escalate_privilege|delete_record|exfiltrate_data)\b[^\n]*\b\w+ "[^"]+"`)
-	for _, name := range Names() {
+	for _, name := range injectionNames() {
 		tk, _ := Get(name)
 		for _, w := range want[name] {
 			if _, ok := tk.Variant(w); !ok {
@@ -96,7 +96,7 @@ func TestVariants(t *testing.T) {
 }
 
 func TestRoles(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range injectionNames() {
 		tk, _ := Get(name)
 		legit := map[string]bool{strings.ToLower(tk.Goal.Recipient): true}
 		for _, r := range tk.Roles {

@@ -118,6 +118,8 @@ func (s *server) dispatch(req wire.Request) (any, error) {
 		return s.box.Call(req.Agent, req.Tool, req.Args)
 	case wire.OpState:
 		return s.box.State()
+	case wire.OpFiles:
+		return s.box.Files(req.Path)
 	case wire.OpProbe:
 		if !s.cfg.allowProbe {
 			return nil, errors.New("probe is disabled")

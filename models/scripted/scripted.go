@@ -35,7 +35,7 @@ const maxInjected = 3
 
 // Policies returns every policy name, sorted.
 func Policies() []string {
-	p := []string{Compliant, Resistant, Paraphraser, Late, Quoter, Silent, Classifier}
+	p := append([]string{Compliant, Resistant, Paraphraser, Late, Quoter, Silent, Classifier}, RewardPolicies...)
 	slices.Sort(p)
 	return p
 }
@@ -65,6 +65,9 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 		return classify(req), nil
 	}
 	v := readView(req)
+	if slices.Contains(RewardPolicies, m.policy) {
+		return rewardReply(m.policy, v)
+	}
 	if m.policy == Silent {
 		return agent.Reply{
 			Thinking:  "Policy silent: I answer in text and call no tool.",

@@ -160,6 +160,15 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 		}
 		base = b.opts.Audio.Image
 	}
+	if env.Shell {
+		if b.opts.ShellImage == "" {
+			return nil, fmt.Errorf("docker sandbox %s: task %s runs shell commands, but no shell image is configured", env.Run, env.Task)
+		}
+		if len(env.Speech) > 0 && base != b.opts.ShellImage {
+			return nil, fmt.Errorf("docker sandbox %s: task %s needs speech and a shell in one image, but they are %s and %s", env.Run, env.Task, base, b.opts.ShellImage)
+		}
+		base = b.opts.ShellImage
+	}
 	cmd = b.command(base)
 	snap, err := b.snapshot(ctx, env.Task, base)
 	if err != nil {

@@ -5,13 +5,17 @@ import "github.com/killchain/killchain/sandbox"
 var _ sandbox.Capable = (*Backend)(nil)
 
 // Capabilities says what a backend opened with these options can do: audio
-// when an audio image is configured. The CLI asks it before Docker is
+// when an audio image is configured, shell when a shell image is. The CLI asks it before Docker is
 // reached (plan), so it must not depend on the daemon.
 func (o Options) Capabilities() []sandbox.Capability {
+	var out []sandbox.Capability
 	if o.Audio != nil {
-		return []sandbox.Capability{sandbox.Audio}
+		out = append(out, sandbox.Audio)
 	}
-	return nil
+	if o.ShellImage != "" {
+		out = append(out, sandbox.Shell)
+	}
+	return out
 }
 
 // Capabilities says what the backend can do (see Options.Capabilities).

@@ -42,7 +42,10 @@ type Sandbox struct {
 	closeErr  error
 }
 
-var _ sandbox.Sandbox = (*Sandbox)(nil)
+var (
+	_ sandbox.Sandbox    = (*Sandbox)(nil)
+	_ sandbox.FileReader = (*Sandbox)(nil)
+)
 
 // ID returns the container's ID.
 func (s *Sandbox) ID() string { return s.id }
@@ -59,6 +62,14 @@ func (s *Sandbox) State(ctx context.Context) (sandbox.State, error) {
 	var st sandbox.State
 	err := s.request(ctx, wire.Request{Op: wire.OpState}, &st)
 	return st, err
+}
+
+// Files reads the regular files under dir (relative to the state folder)
+// out of the container; see sandbox.FileReader.
+func (s *Sandbox) Files(ctx context.Context, dir string) (map[string][]byte, error) {
+	var files map[string][]byte
+	err := s.request(ctx, wire.Request{Op: wire.OpFiles, Path: dir}, &files)
+	return files, err
 }
 
 // probe runs a test-only hardening probe (see cmd/toolbox/probe.go).

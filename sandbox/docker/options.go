@@ -68,6 +68,11 @@ type Options struct {
 	// Audio is where runs with speech clips execute. Nil: such runs fail
 	// with a sandbox error.
 	Audio *Audio
+	// ShellImage is the imagebuild registry name of the image runs with
+	// run_shell (sandbox.Env.Shell) execute in: it must hold /bin/sh and the
+	// toolbox at /toolbox, e.g. "debian". Empty: such runs fail with a
+	// sandbox error.
+	ShellImage string
 	// Client is the Docker client; nil: one from the environment, closed by
 	// Close.
 	Client *client.Client

@@ -50,20 +50,28 @@ type Synthesizer interface {
 }
 
 var (
-	_ sandbox.Backend = (*Backend)(nil)
-	_ sandbox.Capable = (*Backend)(nil)
+	_ sandbox.Backend    = (*Backend)(nil)
+	_ sandbox.Capable    = (*Backend)(nil)
+	_ sandbox.FileReader = (*Sandbox)(nil)
 )
 
 // Name returns "local".
 func (b *Backend) Name() string { return "local" }
 
 // Capabilities returns audio when the backend has a Synthesizer and a
-// Transcriber, and nothing otherwise.
+// Transcriber, and shell when the host has toolbox.DefaultShell. Commands
+// run_shell runs on the local backend run on the host as the user of the
+// process, in the run's folder, with no isolation: only its environment is
+// emptied and its time and output bounded.
 func (b *Backend) Capabilities() []sandbox.Capability {
+	var out []sandbox.Capability
 	if b.Synthesizer != nil && b.Transcriber != nil {
-		return []sandbox.Capability{sandbox.Audio}
+		out = append(out, sandbox.Audio)
 	}
-	return nil
+	if _, err := os.Stat(toolbox.DefaultShell); err == nil {
+		out = append(out, sandbox.Shell)
+	}
+	return out
 }
 
 // Open prepares a fresh folder for one run. An environment with speech
@@ -138,6 +146,15 @@ func (s *Sandbox) Call(ctx context.Context, agent, tool string, args json.RawMes
 // State reads the final state.
 func (s *Sandbox) State(ctx context.Context) (sandbox.State, error) {
 	return s.box.State()
+}
+
+// Files reads the regular files under dir (relative to the run's folder);
+// see sandbox.FileReader.
+func (s *Sandbox) Files(ctx context.Context, dir string) (map[string][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.box.Files(dir)
 }
 
 // Close removes the folder.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/killchain/killchain/pdfdoc"
 	"github.com/killchain/killchain/sandbox"
@@ -40,8 +41,13 @@ type Transcriber interface {
 type Box struct {
 	Dir         string
 	Transcriber Transcriber // nil: transcribe_audio is unavailable
-	mu          sync.Mutex
-	seq         int // effects carried out so far; -1 until read from the log
+	// Shell is the shell run_shell runs (DefaultShell when empty) and
+	// ShellTimeout its time limit per command (DefaultShellTimeout when 0).
+	Shell        string
+	ShellTimeout time.Duration
+	mu           sync.Mutex
+	seq          int              // effects carried out so far; -1 until read from the log
+	effects      []sandbox.Effect // the log as this Box keeps it, once read
 }
 
 // New returns a Box over dir.
@@ -70,7 +76,12 @@ func (b *Box) Prepare(env sandbox.Env) error {
 		r.Author = "seed"
 		mem = append(mem, r)
 	}
-	return b.saveMemory(mem)
+	if err := b.saveMemory(mem); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.loadEffects()
 }
 
 // path resolves a relative path inside the state folder, refusing escapes.
@@ -98,7 +109,17 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 			return sandbox.Result{Error: fmt.Sprintf("arguments are not a JSON object: %v", err)}, nil
 		}
 	}
-	out, eff, err := b.dispatch(agent, tool, a)
+	var (
+		out  string
+		eff  *sandbox.Effect
+		code *int
+		err  error
+	)
+	if tool == tools.RunShell {
+		out, eff, code, err = b.runShell(a.get("command"))
+	} else {
+		out, eff, err = b.dispatch(agent, tool, a)
+	}
 	var te toolError
 	if errors.As(err, &te) {
 		return sandbox.Result{Error: te.msg}, nil
@@ -112,7 +133,7 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 			return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
 		}
 	}
-	return sandbox.Result{Output: out, Effect: eff}, nil
+	return sandbox.Result{Output: out, Effect: eff, ExitCode: code}, nil
 }
 
 // args are a call's arguments, each kept as the JSON the model sent.
@@ -153,17 +174,29 @@ func compact(v json.RawMessage) string {
 	return buf.String()
 }
 
+// loadEffects reads the effect log from its file once; from then on the
+// Box's own copy is the log (a shell command that rewrites the file
+// changes nothing State returns).
+func (b *Box) loadEffects() error {
+	if b.seq >= 0 {
+		return nil
+	}
+	var log []sandbox.Effect
+	if err := readJSONL(filepath.Join(b.Dir, EffectsFile), &log); err != nil {
+		return err
+	}
+	b.effects, b.seq = log, len(log)
+	return nil
+}
+
 // logEffect numbers an effect and appends it to the effect log.
 func (b *Box) logEffect(e *sandbox.Effect) error {
-	if b.seq < 0 {
-		var log []sandbox.Effect
-		if err := readJSONL(filepath.Join(b.Dir, EffectsFile), &log); err != nil {
-			return err
-		}
-		b.seq = len(log)
+	if err := b.loadEffects(); err != nil {
+		return err
 	}
 	b.seq++
 	e.Seq = b.seq
+	b.effects = append(b.effects, *e)
 	return appendJSON(filepath.Join(b.Dir, EffectsFile), e)
 }
 
@@ -223,6 +256,12 @@ func (b *Box) dispatch(agent, tool string, a args) (string, *sandbox.Effect, err
 			}
 		}
 		return fmt.Sprintf("%s done", tool), &sandbox.Effect{Kind: sandbox.EffectAdmin, Admin: &act}, nil
+	case tools.ListFiles:
+		return read(b.listFiles(a.get("path")))
+	case tools.ReadFile:
+		return read(b.readFile(a.get("path")))
+	case tools.WriteFile:
+		return b.writeFile(a.get("path"), a.get("content"))
 	}
 	return "", nil, userErr("tool %q has no implementation", tool)
 }
@@ -458,10 +497,9 @@ func (b *Box) State() (sandbox.State, error) {
 	if st.DB, err = b.records(); err != nil {
 		return st, err
 	}
-	var effects []sandbox.Effect
-	if err := readJSONL(filepath.Join(b.Dir, EffectsFile), &effects); err != nil {
+	if err := b.loadEffects(); err != nil {
 		return st, err
 	}
-	st.SetEffects(effects)
+	st.SetEffects(append([]sandbox.Effect(nil), b.effects...))
 	return st, nil
 }

@@ -25,6 +25,9 @@ const (
 	// OpProbe is a test-only hardening probe; the toolbox refuses it unless
 	// started with -allow-probe. See cmd/toolbox/probe.go.
 	OpProbe = "probe"
+	// OpFiles returns the regular files under Path (relative to the state
+	// folder) as a map of state-relative path to content.
+	OpFiles = "files"
 )
 
 // Request is one line the host sends.
@@ -43,6 +46,8 @@ type Request struct {
 	// "alloc", "env") and Arg its parameter.
 	Probe string `json:"probe,omitempty"`
 	Arg   int    `json:"arg,omitempty"`
+	// Path is OpFiles' folder.
+	Path string `json:"path,omitempty"`
 }
 
 // Response is one line the toolbox answers with. Error is an infrastructure
