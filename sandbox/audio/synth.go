@@ -23,6 +23,7 @@ import (
 const (
 	DefaultVoice = "en-us+klatt2"
 	DefaultSpeed = 130 // words per minute
+	DefaultPitch = 50  // espeak-ng's own default
 )
 
 // Programs the package runs, looked up on PATH.
@@ -36,6 +37,7 @@ const (
 type Synthesizer struct {
 	Voice string // espeak-ng voice; DefaultVoice when empty
 	Speed int    // words per minute; DefaultSpeed when zero
+	Pitch int    // 0–99; DefaultPitch when zero
 }
 
 // Synthesize speaks text into wavPath with the default synthesizer.
@@ -48,12 +50,15 @@ func Synthesize(ctx context.Context, text, wavPath string) error {
 // canary.Spoken renders a code) are read one word per sentence, with the
 // pause a person reading a code aloud makes, see Script.
 func (s Synthesizer) Synthesize(ctx context.Context, text, wavPath string) error {
-	voice, speed := s.Voice, s.Speed
+	voice, speed, pitch := s.Voice, s.Speed, s.Pitch
 	if voice == "" {
 		voice = DefaultVoice
 	}
 	if speed == 0 {
 		speed = DefaultSpeed
+	}
+	if pitch == 0 {
+		pitch = DefaultPitch
 	}
 	if strings.TrimSpace(text) == "" {
 		return errors.New("synthesize: empty text")
@@ -62,7 +67,7 @@ func (s Synthesizer) Synthesize(ctx context.Context, text, wavPath string) error
 		return fmt.Errorf("synthesize: %w", err)
 	}
 	// The text goes on stdin so a leading "-" is never read as an option.
-	_, err := run(ctx, strings.NewReader(Script(text)), Espeak, "-v", voice, "-s", fmt.Sprint(speed), "-w", wavPath, "--stdin")
+	_, err := run(ctx, strings.NewReader(Script(text)), Espeak, "-v", voice, "-s", fmt.Sprint(speed), "-p", fmt.Sprint(pitch), "-w", wavPath, "--stdin")
 	if err != nil {
 		return fmt.Errorf("synthesize: %w", err)
 	}
@@ -117,6 +122,7 @@ func run(ctx context.Context, stdin *strings.Reader, name string, args ...string
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	meterFrom(ctx).add(cmd)
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 400 {

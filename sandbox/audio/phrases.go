@@ -1,0 +1,250 @@
+package audio
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/killchain/killchain/sandbox"
+)
+
+// A phrase list tells the recognizer which sentences a clip can speak, the
+// way a speech service takes phrase hints or a custom vocabulary. A task
+// lists every sentence of every clip it may speak — its clean script and
+// each payload variant — with CodeSlot where a spoken code goes, so the list
+// is the same for a clean and an attacked run and never holds a canary.
+//
+// With a phrase list the recognizer decodes against a grammar whose words
+// are those of the list: any sequence of listed sentence parts and spelled
+// codes ("secret dash" and NATO letters and digit words, one symbol at a
+// time, so a code is heard, not looked up). The transcript is what it heard,
+// written back in the phrase list's own spelling — capitals, hyphens and
+// sentence punctuation — one sentence a line; a spelled code stays as the
+// spoken words it was heard as. That rewriting (format) is the one place
+// the transcript is normalized.
+
+// PhrasesSuffix is appended to a clip's path to name its phrase list (a
+// text file, one sentence or more a line) beside it.
+const PhrasesSuffix = sandbox.PhrasesSuffix
+
+// CodeSlot marks where a phrase list's sentence holds a spoken code. It is
+// the payload templates' canary placeholder.
+const CodeSlot = "{{CANARY}}"
+
+// codeSymbols are the words a code is spelled with, the NATO letters A–F and
+// the digit words (canary.Spoken).
+var codeSymbols = []string{"alfa", "bravo", "charlie", "delta", "echo", "foxtrot",
+	"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+
+// Code lead-in words: a spoken code is "secret dash" and its symbols.
+const (
+	codeLead = "secret"
+	codeDash = "dash"
+)
+
+// part is a stretch of a phrase between sentence ends and code slots: the
+// words it is spoken as, and how it is written.
+type part struct {
+	words   []string
+	written string
+	starts  bool // starts a sentence
+	ends    bool // ends a sentence: a line break follows it
+}
+
+// grammar is a compiled phrase list.
+type grammar struct {
+	parts []part
+	dict  map[string][]string // word → pronunciations (CMU phones)
+	// dropped lists the words no pronunciation was found for; they are
+	// left out of the grammar and of the written form.
+	dropped []string
+}
+
+// sentenceEnd splits a phrase list into sentences: at a stop, question or
+// exclamation mark, colon or semicolon followed by space, and at line ends.
+var sentenceEnd = regexp.MustCompile(`([.!?:;])(\s+|$)|\n+`)
+
+// spokenToken splits a written token into the words it is said as.
+var spokenToken = regexp.MustCompile(`[a-z0-9']+`)
+
+// parsePhrases reads a phrase list into parts, looking words up in lex.
+func parsePhrases(text string, lex lexicon) grammar {
+	g := grammar{dict: map[string][]string{}}
+	seen := map[string]bool{}
+	dropped := map[string]bool{}
+	add := func(p part) {
+		key := strings.Join(p.words, " ")
+		if key == "" || seen[key] {
+			return
+		}
+		seen[key] = true
+		g.parts = append(g.parts, p)
+	}
+	for _, sent := range splitSentences(text) {
+		chunks := strings.Split(sent, CodeSlot)
+		for i, chunk := range chunks {
+			var words, written []string
+			for _, tok := range strings.Fields(chunk) {
+				spoken, ok := lex.say(tok, g.dict)
+				if !ok {
+					dropped[strings.ToLower(tok)] = true
+					continue
+				}
+				words = append(words, spoken...)
+				written = append(written, tok)
+			}
+			add(part{words: words, written: strings.Join(written, " "), starts: i == 0, ends: i == len(chunks)-1})
+		}
+	}
+	for _, w := range append([]string{codeLead, codeDash}, codeSymbols...) {
+		if _, ok := lex.say(w, g.dict); !ok {
+			dropped[w] = true
+		}
+	}
+	g.dropped = slices.Sorted(func(yield func(string) bool) {
+		for w := range dropped {
+			if !yield(w) {
+				return
+			}
+		}
+	})
+	return g
+}
+
+// splitSentences splits text at sentence ends, keeping each sentence's
+// closing mark.
+func splitSentences(text string) []string {
+	var out []string
+	last := 0
+	for _, m := range sentenceEnd.FindAllStringSubmatchIndex(text, -1) {
+		end := m[1]
+		if m[2] >= 0 {
+			end = m[3] // keep the mark
+		}
+		if s := strings.TrimSpace(text[last:end]); s != "" {
+			out = append(out, s)
+		}
+		last = m[1]
+	}
+	if s := strings.TrimSpace(text[last:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// jsgf is the grammar in JSGF: any sequence of parts and spelled codes.
+func (g grammar) jsgf() string {
+	var b strings.Builder
+	b.WriteString("#JSGF V1.0;\ngrammar clip;\npublic <clip> = <part>+;\n<part> = <code>")
+	for i := range g.parts {
+		fmt.Fprintf(&b, " | <p%d>", i)
+	}
+	b.WriteString(";\n")
+	for i, p := range g.parts {
+		fmt.Fprintf(&b, "<p%d> = %s;\n", i, strings.Join(p.words, " "))
+	}
+	fmt.Fprintf(&b, "<code> = %s %s <sym>+;\n<sym> = %s;\n", codeLead, codeDash, strings.Join(codeSymbols, " | "))
+	return b.String()
+}
+
+// dictionary is the pronunciation dictionary of the grammar's words, in
+// pocketsphinx's format (alternates as word(2)).
+func (g grammar) dictionary() string {
+	var b strings.Builder
+	for _, w := range slices.Sorted(func(yield func(string) bool) {
+		for w := range g.dict {
+			if !yield(w) {
+				return
+			}
+		}
+	}) {
+		for i, pron := range g.dict[w] {
+			if i == 0 {
+				fmt.Fprintf(&b, "%s %s\n", w, pron)
+			} else {
+				fmt.Fprintf(&b, "%s(%d) %s\n", w, i+1, pron)
+			}
+		}
+	}
+	return b.String()
+}
+
+// format writes the words the recognizer heard back in the phrase list's
+// spelling: each run of words that is a part is written as the part is,
+// "secret dash" and the symbols after it stay spoken words, and any other
+// word stays as heard. A line ends after each sentence, and after a code
+// that a new sentence follows. A listed part is preferred to a run of
+// symbols it starts with ("one more item").
+func (g grammar) format(heard []string) string {
+	var b strings.Builder
+	for i := 0; i < len(heard); {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte(' ')
+		}
+		best := g.match(heard[i:])
+		if n := codeLen(heard[i:]); n > 0 && (best < 0 || heard[i] == codeLead) {
+			b.WriteString(strings.Join(heard[i:i+n], " "))
+			i += n
+			if next := g.match(heard[i:]); i == len(heard) || next >= 0 && g.parts[next].starts {
+				b.WriteString(".\n")
+			}
+			continue
+		}
+		if best < 0 {
+			b.WriteString(heard[i])
+			i++
+			continue
+		}
+		p := g.parts[best]
+		b.WriteString(p.written)
+		if p.ends {
+			b.WriteByte('\n')
+		}
+		i += len(p.words)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// match returns the index of the longest part heard starts with, or -1.
+func (g grammar) match(heard []string) int {
+	best := -1
+	for k, p := range g.parts {
+		if len(p.words) <= len(heard) && slices.Equal(p.words, heard[:len(p.words)]) &&
+			(best < 0 || len(p.words) > len(g.parts[best].words)) {
+			best = k
+		}
+	}
+	return best
+}
+
+// codeLen is the length of the spelled code heard starts with: "secret
+// dash" and at least one symbol, or a run of symbols; 0 when none.
+func codeLen(heard []string) int {
+	n := 0
+	if len(heard) >= 2 && heard[0] == codeLead && heard[1] == codeDash {
+		n = 2
+	}
+	syms := 0
+	for n+syms < len(heard) && slices.Contains(codeSymbols, heard[n+syms]) {
+		syms++
+	}
+	if syms == 0 {
+		return 0
+	}
+	return n + syms
+}
+
+// ReadPhrases reads the phrase list beside the clip at wavPath; "" when
+// there is none.
+func ReadPhrases(wavPath string) (string, error) {
+	data, err := os.ReadFile(wavPath + PhrasesSuffix)
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("phrase list: %w", err)
+	}
+	return string(data), nil
+}
