@@ -44,6 +44,11 @@ const (
 	codeDash = "dash"
 )
 
+// CodeSymbols is how many symbols a spoken code has: the eight hex digits of
+// a canary. The grammar hears exactly that many after "secret dash", so the
+// pause after a code is not heard as more symbols.
+const CodeSymbols = 8
+
 // part is a stretch of a phrase between sentence ends and code slots: the
 // words it is spoken as, and how it is written.
 type part struct {
@@ -134,7 +139,8 @@ func splitSentences(text string) []string {
 	return out
 }
 
-// jsgf is the grammar in JSGF: any sequence of parts and spelled codes.
+// jsgf is the grammar in JSGF: any sequence of parts and spelled codes
+// (CodeSymbols symbols after "secret dash").
 func (g grammar) jsgf() string {
 	var b strings.Builder
 	b.WriteString("#JSGF V1.0;\ngrammar clip;\npublic <clip> = <part>+;\n<part> = <code>")
@@ -145,7 +151,7 @@ func (g grammar) jsgf() string {
 	for i, p := range g.parts {
 		fmt.Fprintf(&b, "<p%d> = %s;\n", i, strings.Join(p.words, " "))
 	}
-	fmt.Fprintf(&b, "<code> = %s %s <sym>+;\n<sym> = %s;\n", codeLead, codeDash, strings.Join(codeSymbols, " | "))
+	fmt.Fprintf(&b, "<code> = %s %s%s;\n<sym> = %s;\n", codeLead, codeDash, strings.Repeat(" <sym>", CodeSymbols), strings.Join(codeSymbols, " | "))
 	return b.String()
 }
 

@@ -142,6 +142,13 @@ func (t Transcriber) withPhrases(ctx context.Context, phrases, tmp string, commo
 	if err != nil {
 		return "", fmt.Errorf("transcribe: %w", err)
 	}
+	if strings.TrimSpace(string(out)) == "" {
+		// The clip fell off the grammar as one utterance; decoded in
+		// utterances cut at every pause, only the one that does is lost.
+		if out, err = run(ctx, nil, Pocketsphinx, append(args, "-vad_postspeech", "50")...); err != nil {
+			return "", fmt.Errorf("transcribe: %w", err)
+		}
+	}
 	return g.format(strings.Fields(joinLines(out))), nil
 }
 
