@@ -54,8 +54,8 @@ const CodeSymbols = 8
 type part struct {
 	words   []string
 	written string
-	starts  bool // starts a sentence
-	ends    bool // ends a sentence: a line break follows it
+	starts  bool // starts a line
+	ends    bool // ends a sentence: a line break follows it (not after a colon)
 }
 
 // grammar is a compiled phrase list.
@@ -87,11 +87,18 @@ func parsePhrases(text string, lex lexicon) grammar {
 		seen[key] = true
 		g.parts = append(g.parts, p)
 	}
+	starts := true // the next sentence starts a line
 	for _, sent := range splitSentences(text) {
+		// A colon or semicolon cuts a part but not the line.
+		ends := !strings.HasSuffix(sent, ":") && !strings.HasSuffix(sent, ";")
 		chunks := strings.Split(sent, CodeSlot)
 		for i, chunk := range chunks {
 			var words, written []string
 			for _, tok := range strings.Fields(chunk) {
+				if !spokenToken.MatchString(strings.ToLower(tok)) {
+					written = append(written, tok) // punctuation only
+					continue
+				}
 				spoken, ok := lex.say(tok, g.dict)
 				if !ok {
 					dropped[strings.ToLower(tok)] = true
@@ -100,8 +107,9 @@ func parsePhrases(text string, lex lexicon) grammar {
 				words = append(words, spoken...)
 				written = append(written, tok)
 			}
-			add(part{words: words, written: strings.Join(written, " "), starts: i == 0, ends: i == len(chunks)-1})
+			add(part{words: words, written: strings.Join(written, " "), starts: i == 0 && starts, ends: i == len(chunks)-1 && ends})
 		}
+		starts = ends
 	}
 	for _, w := range append([]string{codeLead, codeDash}, codeSymbols...) {
 		if _, ok := lex.say(w, g.dict); !ok {
