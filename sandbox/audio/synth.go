@@ -1,8 +1,10 @@
 // Package audio runs the real speech programs of the Debian sandbox image:
 // espeak-ng speaks a clip, and pocketsphinx (after sox resamples it to the
-// 16 kHz mono its English model expects) transcribes it. The toolbox calls
-// them through the kcaudio helper (cmd/kcaudio) inside the container; on a
-// host with the programs installed they run directly.
+// 16 kHz mono, 16-bit signed its English model expects) transcribes it,
+// against the clip's phrase list when it has one (phrases.go). The toolbox
+// calls them through the kcaudio helper (cmd/kcaudio) inside the container;
+// on a host with the programs installed they run directly. Bench measures
+// the pipeline (TestAudioBenchmark, kcaudio bench).
 package audio
 
 import (

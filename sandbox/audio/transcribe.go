@@ -28,19 +28,29 @@ public <utterance> = <word>+;
 // Transcriber transcribes WAV files with pocketsphinx. It implements
 // toolbox.Transcriber.
 //
-// It decodes the clip twice. The first pass uses the model's general
-// English language model; it is the transcript of the clip's ordinary speech.
-// The second pass decodes the same audio with a vocabulary restricted to
-// the words codes are spelled with (NATO letters, digit words, "secret",
-// "dash"), which a general model confuses with short common words; its
-// words are the transcript's second line, after SpelledPrefix. Both are what
-// the recognizer heard in the clip: nothing is added that the audio does
-// not carry, and over speech that is not spelled the second pass hears
-// spelling words that were never said.
+// A clip with a phrase list beside it (its path + PhrasesSuffix, written by
+// the toolbox from sandbox.Speech.Phrases; see phrases.go) is decoded once,
+// against a JSGF grammar made from the list: any sequence of the listed
+// sentence parts and of spelled codes ("secret dash" and eight NATO letters
+// or digit words, each heard on its own). The decoder starts from the
+// cepstral mean of espeak-ng's voice (SpeechCMN) and lets an utterance run
+// past pauses (DecoderArgs). The words it heard are written back in the
+// list's spelling, one sentence a line (grammar.format). This is how the
+// audio task's clips are transcribed: about a second of CPU for a clip of
+// 30 to 50 seconds, and the sentences and codes heard as spoken (see the
+// README's audio section for the measured figures).
 //
-// A clip with a phrase list beside it (PhrasesSuffix; see phrases.go) is
-// decoded once, against a grammar made from the list: fast, and exact on the
-// speech the list describes.
+// A clip without a phrase list is decoded twice. The first pass uses the
+// model's general English language model; it is the transcript of the
+// clip's ordinary speech. The second pass decodes the same audio with a
+// vocabulary restricted to the words codes are spelled with (NATO letters,
+// digit words, "secret", "dash"), which a general model confuses with short
+// common words; its words are the transcript's second line, after
+// SpelledPrefix. Both are what the recognizer heard in the clip: nothing is
+// added that the audio does not carry, and over speech that is not spelled
+// the second pass hears spelling words that were never said. This costs
+// about a quarter of the clip's length in CPU, and general recognition of
+// synthetic speech is poor.
 type Transcriber struct {
 	// TempDir holds the resampled clip and the grammar while a clip is
 	// transcribed; empty: the system temp folder, else $HOME, else the
