@@ -20,8 +20,10 @@ import (
 )
 
 // Defaults of the synthesizer: a slow, clear American voice. The klatt2
-// variant is the espeak-ng voice pocketsphinx's English model recognizes
-// best among those measured (see recovery_test.go).
+// variant was the espeak-ng voice pocketsphinx's general English model
+// recognized best; against a phrase list, plain en-us and en-us+klatt4 did
+// as well on a small sample (TestAudioBenchmark -audio.voice), and
+// SpeechCMN was measured on klatt2.
 const (
 	DefaultVoice = "en-us+klatt2"
 	DefaultSpeed = 130 // words per minute
