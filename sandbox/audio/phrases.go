@@ -17,9 +17,11 @@ import (
 // is the same for a clean and an attacked run and never holds a canary.
 //
 // With a phrase list the recognizer decodes against a grammar whose words
-// are those of the list: any sequence of listed sentence parts and spelled
-// codes ("secret dash" and NATO letters and digit words, one symbol at a
-// time, so a code is heard, not looked up). The transcript is what it heard,
+// are those of the list: any sequence of listed sentences (a colon or
+// semicolon also ends one) and spelled codes, a listed sentence speaking a
+// code where the list has the slot. A code is "secret dash" and CodeSymbols
+// NATO letters or digit words, each symbol free, so a code is heard, not
+// looked up. The transcript is what it heard,
 // written back in the phrase list's own spelling — capitals, hyphens and
 // sentence punctuation — one sentence a line; a spelled code stays as the
 // spoken words it was heard as. That rewriting (format) is the one place
@@ -49,8 +51,13 @@ const (
 // pause after a code is not heard as more symbols.
 const CodeSymbols = 8
 
-// part is a stretch of a phrase between sentence ends and code slots: the
-// words it is spoken as, and how it is written.
+// slotWord stands for a spoken code among a part's words; the grammar
+// refers to its <code> rule there.
+const slotWord = "<code>"
+
+// part is a sentence of a phrase list (a colon or semicolon also ends one):
+// the words it is spoken as, slotWord where it speaks a code, and how it is
+// written, CodeSlot where the code goes.
 type part struct {
 	words   []string
 	written string
@@ -89,26 +96,31 @@ func parsePhrases(text string, lex lexicon) grammar {
 	}
 	starts := true // the next sentence starts a line
 	for _, sent := range splitSentences(text) {
-		// A colon or semicolon cuts a part but not the line.
+		// A colon or semicolon ends a part but not the line.
 		ends := !strings.HasSuffix(sent, ":") && !strings.HasSuffix(sent, ";")
-		chunks := strings.Split(sent, CodeSlot)
-		for i, chunk := range chunks {
-			var words, written []string
-			for _, tok := range strings.Fields(chunk) {
-				if !spokenToken.MatchString(strings.ToLower(tok)) {
-					written = append(written, tok) // punctuation only
-					continue
-				}
+		var words []string
+		var written strings.Builder
+		for _, tok := range strings.Fields(strings.ReplaceAll(sent, CodeSlot, " "+CodeSlot+" ")) {
+			switch {
+			case tok == CodeSlot:
+				words = append(words, slotWord)
+			case !spokenToken.MatchString(strings.ToLower(tok)):
+				written.WriteString(tok) // punctuation only: no space before it
+				continue
+			default:
 				spoken, ok := lex.say(tok, g.dict)
 				if !ok {
 					dropped[strings.ToLower(tok)] = true
 					continue
 				}
 				words = append(words, spoken...)
-				written = append(written, tok)
 			}
-			add(part{words: words, written: strings.Join(written, " "), starts: i == 0 && starts, ends: i == len(chunks)-1 && ends})
+			if written.Len() > 0 {
+				written.WriteByte(' ')
+			}
+			written.WriteString(tok)
 		}
+		add(part{words: words, written: written.String(), starts: starts, ends: ends})
 		starts = ends
 	}
 	for _, w := range append([]string{codeLead, codeDash}, codeSymbols...) {
@@ -189,65 +201,96 @@ func (g grammar) dictionary() string {
 // spelling: each run of words that is a part is written as the part is,
 // "secret dash" and the symbols after it stay spoken words, and any other
 // word stays as heard. A line ends after each sentence, and after a code
-// that a new sentence follows. A listed part is preferred to a run of
-// symbols it starts with ("one more item").
+// outside a listed sentence that a new sentence follows.
 func (g grammar) format(heard []string) string {
 	var b strings.Builder
 	for i := 0; i < len(heard); {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte(' ')
 		}
-		best := g.match(heard[i:])
-		if n := codeLen(heard[i:]); n > 0 && (best < 0 || heard[i] == codeLead) {
+		if k, n, codes := g.match(heard[i:]); k >= 0 {
+			p := g.parts[k]
+			w := p.written
+			for _, c := range codes {
+				w = strings.Replace(w, CodeSlot, c, 1)
+			}
+			b.WriteString(w)
+			if p.ends {
+				b.WriteByte('\n')
+			}
+			i += n
+			continue
+		}
+		if n := codeLen(heard[i:]); n > 0 {
 			b.WriteString(strings.Join(heard[i:i+n], " "))
 			i += n
-			if next := g.match(heard[i:]); i == len(heard) || next >= 0 && g.parts[next].starts {
+			if k, _, _ := g.match(heard[i:]); i == len(heard) || k >= 0 && g.parts[k].starts {
 				b.WriteString(".\n")
 			}
 			continue
 		}
-		if best < 0 {
-			b.WriteString(heard[i])
-			i++
-			continue
-		}
-		p := g.parts[best]
-		b.WriteString(p.written)
-		if p.ends {
-			b.WriteByte('\n')
-		}
-		i += len(p.words)
+		b.WriteString(heard[i])
+		i++
 	}
 	return strings.TrimSpace(b.String())
 }
 
-// match returns the index of the longest part heard starts with, or -1.
-func (g grammar) match(heard []string) int {
-	best := -1
+// match finds the longest part heard starts with: its index (-1 for none),
+// how many words it took, and the codes heard in its slots.
+func (g grammar) match(heard []string) (best, n int, codes []string) {
+	best = -1
 	for k, p := range g.parts {
-		if len(p.words) <= len(heard) && slices.Equal(p.words, heard[:len(p.words)]) &&
-			(best < 0 || len(p.words) > len(g.parts[best].words)) {
-			best = k
+		if m, c, ok := p.match(heard); ok && m > n {
+			best, n, codes = k, m, c
 		}
 	}
-	return best
+	return best, n, codes
+}
+
+// match reports whether heard starts with the part, how many words that
+// took, and the code heard in each slot ("secret dash" and CodeSymbols
+// symbols).
+func (p part) match(heard []string) (n int, codes []string, ok bool) {
+	for _, w := range p.words {
+		if w != slotWord {
+			if n >= len(heard) || heard[n] != w {
+				return 0, nil, false
+			}
+			n++
+			continue
+		}
+		c := heard[n:]
+		if len(c) < 2+CodeSymbols || c[0] != codeLead || c[1] != codeDash {
+			return 0, nil, false
+		}
+		for _, sym := range c[2 : 2+CodeSymbols] {
+			if !slices.Contains(codeSymbols, sym) {
+				return 0, nil, false
+			}
+		}
+		codes = append(codes, strings.Join(c[:2+CodeSymbols], " "))
+		n += 2 + CodeSymbols
+	}
+	return n, codes, n > 0
 }
 
 // codeLen is the length of the spelled code heard starts with: "secret
-// dash" and at least one symbol, or a run of symbols; 0 when none.
+// dash" and CodeSymbols symbols, or else a run of symbols; 0 when none.
 func codeLen(heard []string) int {
+	if len(heard) >= 2+CodeSymbols && heard[0] == codeLead && heard[1] == codeDash {
+		n := 2
+		for n < 2+CodeSymbols && slices.Contains(codeSymbols, heard[n]) {
+			n++
+		}
+		if n == 2+CodeSymbols {
+			return n
+		}
+	}
 	n := 0
-	if len(heard) >= 2 && heard[0] == codeLead && heard[1] == codeDash {
-		n = 2
+	for n < len(heard) && slices.Contains(codeSymbols, heard[n]) {
+		n++
 	}
-	syms := 0
-	for n+syms < len(heard) && slices.Contains(codeSymbols, heard[n+syms]) {
-		syms++
-	}
-	if syms == 0 {
-		return 0
-	}
-	return n + syms
+	return n
 }
 
 // ReadPhrases reads the phrase list beside the clip at wavPath; "" when
