@@ -144,3 +144,28 @@ func TestWithCMN(t *testing.T) {
 		t.Errorf("withCMN = %q, want %q", got, want)
 	}
 }
+
+func TestLoadLexicon(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cmudict.dict")
+	dict := "site S AY T\nledger L EH JH ER\nthe DH AH\nthe(2) DH IY\nwrite R AY T\nup AH P\nunused AH N\n"
+	if err := os.WriteFile(path, []byte(dict), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := lexiconWords("The write-up: siteledger.")
+	for _, w := range []string{"the", "write", "up", "siteledger", "site", "ledger", "secret", "alfa"} {
+		if !want[w] {
+			t.Errorf("lexiconWords lacks %q", w)
+		}
+	}
+	lex, err := loadLexicon(path, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lex["the"]) != 2 || lex["unused"] != nil || lex.pronounce("siteledger")[0] != "S AY T L EH JH ER" {
+		t.Errorf("lexicon = %q", lex)
+	}
+	all, err := loadLexicon(path, nil)
+	if err != nil || all["unused"] == nil {
+		t.Errorf("whole lexicon = %q, %v", all, err)
+	}
+}

@@ -132,7 +132,7 @@ func (t Transcriber) TranscribeContext(ctx context.Context, path string) (string
 // withPhrases decodes the resampled clip against the grammar of phrases
 // and writes what it heard in the list's spelling (grammar.format).
 func (t Transcriber) withPhrases(ctx context.Context, phrases, tmp string, common []string) (string, error) {
-	lex, err := loadLexicon(filepath.Join(ModelDir, "cmudict-en-us.dict"))
+	lex, err := loadLexicon(filepath.Join(ModelDir, "cmudict-en-us.dict"), lexiconWords(phrases))
 	if err != nil {
 		return "", fmt.Errorf("transcribe: %w", err)
 	}
