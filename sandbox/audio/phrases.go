@@ -2,6 +2,7 @@ package audio
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -128,13 +129,7 @@ func parsePhrases(text string, lex lexicon) grammar {
 			dropped[w] = true
 		}
 	}
-	g.dropped = slices.Sorted(func(yield func(string) bool) {
-		for w := range dropped {
-			if !yield(w) {
-				return
-			}
-		}
-	})
+	g.dropped = slices.Sorted(maps.Keys(dropped))
 	return g
 }
 
@@ -179,13 +174,7 @@ func (g grammar) jsgf() string {
 // pocketsphinx's format (alternates as word(2)).
 func (g grammar) dictionary() string {
 	var b strings.Builder
-	for _, w := range slices.Sorted(func(yield func(string) bool) {
-		for w := range g.dict {
-			if !yield(w) {
-				return
-			}
-		}
-	}) {
+	for _, w := range slices.Sorted(maps.Keys(g.dict)) {
 		for i, pron := range g.dict[w] {
 			if i == 0 {
 				fmt.Fprintf(&b, "%s %s\n", w, pron)
