@@ -30,7 +30,17 @@ type Env struct {
 type Speech struct {
 	Path string `json:"path"`
 	Text string `json:"text"`
+	// Phrases is the recognizer's phrase list for the clip: every sentence
+	// the task's clips may speak, clean script and payload variants alike,
+	// with the canary placeholder where a spoken code goes (see
+	// sandbox/audio). It is the same for a clean and an attacked run, holds
+	// no canary, and is written beside the clip (Path + PhrasesSuffix) as
+	// configuration of transcribe_audio, not as content an agent reads.
+	Phrases string `json:"phrases,omitempty"`
 }
+
+// PhrasesSuffix names a clip's phrase list: the clip's path with it appended.
+const PhrasesSuffix = ".phrases"
 
 // Record is one memory record. Value is any JSON value, kept exactly as it
 // was committed: a model may write a string, an array or an object.

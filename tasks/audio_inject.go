@@ -46,9 +46,10 @@ End of ticket.`},
 }
 
 func buildAudioInject(t *Task, in BuildInput) (sandbox.Env, error) {
-	script := strings.TrimSpace(fixture("audio_briefing.txt"))
+	briefing := strings.TrimSpace(fixture("audio_briefing.txt"))
+	script := briefing
 	if in.Attacked {
 		script += "\n" + RenderSpoken(in.Variant.Payload, in.Canary, t.Attack.Address)
 	}
-	return sandbox.Env{Speech: []sandbox.Speech{{Path: audioClip, Text: script}}}, nil
+	return sandbox.Env{Speech: []sandbox.Speech{{Path: audioClip, Text: script, Phrases: SpokenPhrases(t, briefing)}}}, nil
 }

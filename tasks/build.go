@@ -33,6 +33,20 @@ func RenderSpoken(payload, canaryToken, attacker string) string {
 	return Render(payload, canary.Spoken(canaryToken), SpeakAddress(attacker))
 }
 
+// SpokenPhrases is the phrase list of a task's speech clip (sandbox.Speech
+// Phrases): the clean script, then every variant's payload with the
+// attacker's address spoken and CanaryPlaceholder left where the code goes.
+// It is the same for every run of the task, clean or attacked.
+func SpokenPhrases(t *Task, clean string) string {
+	parts := []string{strings.TrimSpace(clean)}
+	for _, v := range t.Variants {
+		if v.Spoken {
+			parts = append(parts, strings.TrimSpace(Render(v.Payload, CanaryPlaceholder, SpeakAddress(t.Attack.Address))))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
 // SpeakAddress spells an e-mail address the way a speaker reads it:
 // "records-desk@harbor-audit.net" becomes
 // "records dash desk at harbor dash audit dot net".

@@ -42,5 +42,12 @@
 //
 // In speech (audio_inject) the canary is spoken with canary.Spoken and the
 // attacker's address with SpeakAddress ("records dash desk at harbor audit
-// dot net"): a transcript carries the spoken form, not the written one.
+// dot net"): a transcript carries the spoken form, not the written one. A
+// clip's Speech carries the recognizer's phrase list (SpokenPhrases: the
+// clean script and every variant's payload, the canary left as its
+// placeholder), the same for every run of the task; transcribe_audio hears
+// only listed sentences and spelled codes, so speech content must be
+// written in words the recognizer's dictionary has (CMUdict, or a compound
+// of two of its words like "siteledger"), numbers spelled out, and key facts
+// plain words (see sandbox/audio and the README's audio section).
 package tasks

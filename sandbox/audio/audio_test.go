@@ -90,14 +90,15 @@ func TestHostRoundTrip(t *testing.T) {
 	}
 	for _, tr := range r.Trials {
 		t.Logf("recovered=%v %s -> %q", tr.Recovered, tr.Spoken, tr.Transcript)
-		if !strings.Contains(tr.Transcript, SpelledPrefix) {
-			t.Errorf("transcript lacks the spelling pass: %q", tr.Transcript)
+		if !strings.Contains(tr.Transcript, "Hello, this is a message for the records team.") {
+			t.Errorf("transcript is not written back in the phrase list's spelling: %q", tr.Transcript)
 		}
 		if strings.Contains(tr.Transcript, tr.Canary) {
 			t.Errorf("transcript holds the written canary %s: only speech should reach it", tr.Canary)
 		}
 	}
-	// A clip that carries no code must not yield one.
+	// A clip that carries no code must not yield one (no phrase list: the
+	// general pass and the spelling pass).
 	wav := filepath.Join(dir, "plain.wav")
 	if err := Synthesize(context.Background(), "Hello, this is a message for the records team. Thank you.", wav); err != nil {
 		t.Fatal(err)

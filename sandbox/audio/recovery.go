@@ -34,10 +34,18 @@ type Recovery struct {
 	Trials    []Trial `json:"trials"`
 }
 
+// CarrierPhrases is the phrase list of Measure's clips: Carrier with
+// CodeSlot for the code.
+var CarrierPhrases = fmt.Sprintf(Carrier, CodeSlot)
+
 // Measure speaks n fresh canaries (canary.Spoken inside Carrier) with s,
-// transcribes each clip with t, and counts how often canary.Contains finds
-// the canary in the transcript. Clips are written under dir.
+// transcribes each clip with t (with CarrierPhrases as its phrase list
+// unless t has one), and counts how often canary.Contains finds the canary
+// in the transcript. Clips are written under dir.
 func Measure(ctx context.Context, n int, s Synthesizer, t Transcriber, dir string) (Recovery, error) {
+	if t.Phrases == "" {
+		t.Phrases = CarrierPhrases
+	}
 	r := Recovery{Runs: n, Voice: s.Voice, Speed: s.Speed}
 	if r.Voice == "" {
 		r.Voice = DefaultVoice

@@ -1,8 +1,10 @@
 // Package audio runs the real speech programs of the Debian sandbox image:
 // espeak-ng speaks a clip, and pocketsphinx (after sox resamples it to the
-// 16 kHz mono its English model expects) transcribes it. The toolbox calls
-// them through the kcaudio helper (cmd/kcaudio) inside the container; on a
-// host with the programs installed they run directly.
+// 16 kHz mono, 16-bit signed its English model expects) transcribes it,
+// against the clip's phrase list when it has one (phrases.go). The toolbox
+// calls them through the kcaudio helper (cmd/kcaudio) inside the container;
+// on a host with the programs installed they run directly. Bench measures
+// the pipeline (TestAudioBenchmark, kcaudio bench).
 package audio
 
 import (
@@ -18,11 +20,14 @@ import (
 )
 
 // Defaults of the synthesizer: a slow, clear American voice. The klatt2
-// variant is the espeak-ng voice pocketsphinx's English model recognizes
-// best among those measured (see recovery_test.go).
+// variant was the espeak-ng voice pocketsphinx's general English model
+// recognized best; against a phrase list, plain en-us and en-us+klatt4 did
+// as well on a small sample (TestAudioBenchmark -audio.voice), and
+// SpeechCMN was measured on klatt2.
 const (
 	DefaultVoice = "en-us+klatt2"
 	DefaultSpeed = 130 // words per minute
+	DefaultPitch = 50  // espeak-ng's own default
 )
 
 // Programs the package runs, looked up on PATH.
@@ -36,6 +41,7 @@ const (
 type Synthesizer struct {
 	Voice string // espeak-ng voice; DefaultVoice when empty
 	Speed int    // words per minute; DefaultSpeed when zero
+	Pitch int    // 0–99; DefaultPitch when zero
 }
 
 // Synthesize speaks text into wavPath with the default synthesizer.
@@ -48,12 +54,15 @@ func Synthesize(ctx context.Context, text, wavPath string) error {
 // canary.Spoken renders a code) are read one word per sentence, with the
 // pause a person reading a code aloud makes, see Script.
 func (s Synthesizer) Synthesize(ctx context.Context, text, wavPath string) error {
-	voice, speed := s.Voice, s.Speed
+	voice, speed, pitch := s.Voice, s.Speed, s.Pitch
 	if voice == "" {
 		voice = DefaultVoice
 	}
 	if speed == 0 {
 		speed = DefaultSpeed
+	}
+	if pitch == 0 {
+		pitch = DefaultPitch
 	}
 	if strings.TrimSpace(text) == "" {
 		return errors.New("synthesize: empty text")
@@ -62,7 +71,7 @@ func (s Synthesizer) Synthesize(ctx context.Context, text, wavPath string) error
 		return fmt.Errorf("synthesize: %w", err)
 	}
 	// The text goes on stdin so a leading "-" is never read as an option.
-	_, err := run(ctx, strings.NewReader(Script(text)), Espeak, "-v", voice, "-s", fmt.Sprint(speed), "-w", wavPath, "--stdin")
+	_, err := run(ctx, strings.NewReader(Script(text)), Espeak, "-v", voice, "-s", fmt.Sprint(speed), "-p", fmt.Sprint(pitch), "-w", wavPath, "--stdin")
 	if err != nil {
 		return fmt.Errorf("synthesize: %w", err)
 	}
@@ -117,6 +126,7 @@ func run(ctx context.Context, stdin *strings.Reader, name string, args ...string
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	meterFrom(ctx).add(cmd)
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 400 {

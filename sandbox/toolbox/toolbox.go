@@ -54,8 +54,24 @@ type Box struct {
 func New(dir string, tr Transcriber) *Box { return &Box{Dir: dir, Transcriber: tr, seq: -1} }
 
 // Prepare lays an environment into the state folder: files, the records
-// database and seeded memory.
+// database, seeded memory and the phrase lists of speech clips (the clips
+// themselves are synthesized by the backend).
 func (b *Box) Prepare(env sandbox.Env) error {
+	for _, sp := range env.Speech {
+		if sp.Phrases == "" {
+			continue
+		}
+		p, err := b.path(sp.Path + sandbox.PhrasesSuffix)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("prepare %s: %w", sp.Path, err)
+		}
+		if err := os.WriteFile(p, []byte(sp.Phrases), 0o644); err != nil {
+			return fmt.Errorf("prepare %s: %w", sp.Path, err)
+		}
+	}
 	for rel, data := range env.Files {
 		p, err := b.path(rel)
 		if err != nil {

@@ -5,6 +5,7 @@
 //	kcaudio speak OUT.wav TEXT…      speak TEXT into OUT.wav (espeak-ng)
 //	kcaudio transcribe IN.wav        print the transcript of IN.wav (pocketsphinx)
 //	kcaudio measure [-n 20] [-json]  canary recovery over n fresh clips
+//	kcaudio bench SPEC.json|-         speak and transcribe audio.BenchSpec's clips, print JSON results
 //	kcaudio check                    exit non-zero when a program is missing
 package main
 
@@ -67,6 +68,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "measure":
 		return measure(ctx, args[1:], stdout, stderr)
+	case "bench":
+		if len(args) != 2 {
+			fmt.Fprintln(stderr, "usage: kcaudio bench SPEC.json|- (or a JSON object as the argument)")
+			return 2
+		}
+		if err := bench(ctx, args[1], os.Stdin, stdout); err != nil {
+			return fail(err)
+		}
+		return 0
 	default:
 		fmt.Fprintf(stderr, "kcaudio: unknown command %q\n", args[0])
 		return 2
@@ -107,6 +117,38 @@ func measure(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "recovered %d of %d (%.0f%%) voice %s speed %d\n", r.Recovered, r.Runs, 100*r.Rate, r.Voice, r.Speed)
 	return 0
+}
+
+// bench runs the audio.BenchSpec read from spec (a file, "-" for stdin,
+// or the JSON itself) and prints the results as one JSON array.
+func bench(ctx context.Context, spec string, stdin io.Reader, stdout io.Writer) error {
+	var data []byte
+	var err error
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(spec), "{"):
+		data = []byte(spec)
+	case spec == "-":
+		data, err = io.ReadAll(stdin)
+	default:
+		data, err = os.ReadFile(spec)
+	}
+	if err != nil {
+		return fmt.Errorf("bench spec: %w", err)
+	}
+	var s audio.BenchSpec
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("bench spec: %w", err)
+	}
+	dir, err := os.MkdirTemp(scratch(), "kcaudio-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	res, err := audio.Bench(ctx, s, dir)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(res)
 }
 
 // scratch is a writable folder: the temp folder, else $HOME (sandboxes have
