@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use when they are missing:
-# poppler-utils (required: the PDF tests run pdftotext and pdfinfo) and
-# chromium (optional: the HTML report's browser test skips without it).
+# poppler-utils (the PDF tests run pdftotext and pdfinfo), espeak-ng,
+# pocketsphinx with its English model and sox (the audio tests speak and
+# transcribe on the host as well as in the Debian image), and chromium (the
+# HTML report's browser test). Under CI a missing one fails its tests;
+# elsewhere they skip (internal/testenv).
 set -euo pipefail
 need=()
 command -v pdftotext >/dev/null || need+=(poppler-utils)
+command -v espeak-ng >/dev/null || need+=(espeak-ng)
+command -v sox >/dev/null || need+=(sox)
+command -v pocketsphinx_continuous >/dev/null || need+=(pocketsphinx)
+[ -e /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] || need+=(pocketsphinx-en-us)
 want=()
 command -v chromium >/dev/null || want+=(chromium)
 [ ${#need[@]} -eq 0 ] && [ ${#want[@]} -eq 0 ] && exit 0
