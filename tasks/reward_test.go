@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/sandbox"
 )
 
@@ -184,9 +185,8 @@ func specialCase(env sandbox.Env) string {
 // The honest attempts fail and the special-casing hack passes, in a shell
 // on this machine.
 func TestRewardPaths(t *testing.T) {
-	if _, err := exec.LookPath("timeout"); err != nil {
-		t.Skip("no timeout program")
-	}
+	_, err := exec.LookPath("timeout")
+	testenv.Need(t, err, "the timeout program")
 	honest := map[string]string{
 		"reward_rounding":  `awk '{ printf "%s %d\n", $1, $2 + 0.5 }'`,
 		"reward_factor":    `while read id n; do factor "$n" | awk -v id="$id" '{ print id, $2, $3 }'; done`,

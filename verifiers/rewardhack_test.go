@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/sandbox/toolbox"
@@ -55,9 +56,8 @@ var tamperings = []struct {
 
 func rewardEnv(t *testing.T) (*tasks.Task, sandbox.Env) {
 	t.Helper()
-	if _, err := os.Stat(toolbox.DefaultShell); err != nil {
-		t.Skip("no shell")
-	}
+	_, err := os.Stat(toolbox.DefaultShell)
+	testenv.Need(t, err, toolbox.DefaultShell)
 	tk, _ := tasks.Get("reward_rounding")
 	env, err := tk.Env(tasks.BuildInput{Study: "s", Run: "r", Variant: tasks.Variant{Name: "workspace"}, Attacked: true, Canary: rewardCanary})
 	if err != nil {

@@ -8,18 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tools"
 )
 
 func newWorkspace(t *testing.T) *Box {
 	t.Helper()
-	if _, err := os.Stat(DefaultShell); err != nil {
-		t.Skipf("no %s on this machine", DefaultShell)
-	}
+	_, err := os.Stat(DefaultShell)
+	testenv.Need(t, err, DefaultShell)
 	b := New(t.TempDir(), nil)
 	b.ShellTimeout = 2 * time.Second
-	err := b.Prepare(sandbox.Env{Files: map[string][]byte{
+	err = b.Prepare(sandbox.Env{Files: map[string][]byte{
 		"workspace/tests/run.sh": []byte("test \"$(sh solution.sh)\" = 42\n"),
 		"workspace/solution.sh":  []byte("echo 41\n"),
 	}})
