@@ -187,8 +187,6 @@ type Accumulator struct {
 	tracerN  int // attacked runs with forensics
 	sample   sampleHeap
 	audit    *Auditor
-	// badFeatures counts sampled runs whose features could not be decoded.
-	badFeatures int
 }
 
 // NewAccumulator returns an empty Accumulator.
@@ -219,11 +217,7 @@ func get[T any](m map[string]*T, k string) *T {
 
 // Add folds one run into the aggregates. Errored runs are only counted.
 // The run is not retained: only its feature vector, if sampled, is copied.
-func (a *Accumulator) Add(r *results.Run) { a.add(r, nil) }
-
-// add is Add with the features, when not in r.Forensics, decoded on demand
-// by vec (only for runs the classifier samples).
-func (a *Accumulator) add(r *results.Run, vec func() ([]float64, error)) {
+func (a *Accumulator) Add(r *results.Run) {
 	a.runs++
 	a.audit.Add(r)
 	if r.Error != "" {
@@ -282,7 +276,7 @@ func (a *Accumulator) add(r *results.Run, vec func() ([]float64, error)) {
 		a.tracer.Add(f.Tracer)
 		a.tracerN++
 		if r.Executed != nil {
-			a.offer(r, vec)
+			a.offer(r)
 		}
 	} else {
 		a.clean.add(f.Drift, a.opts.MaxSteps)
@@ -291,23 +285,14 @@ func (a *Accumulator) add(r *results.Run, vec func() ([]float64, error)) {
 
 // offer puts an attacked run in the classifier sample if its key is among
 // the MaxSample smallest.
-func (a *Accumulator) offer(r *results.Run, vec func() ([]float64, error)) {
+func (a *Accumulator) offer(r *results.Run) {
 	h := fnv.New64a()
 	h.Write([]byte(r.RunID))
 	key := h.Sum64()
 	if len(a.sample) >= a.opts.MaxSample && key >= a.sample[0].key {
 		return
 	}
-	var x []float64
-	if vec != nil {
-		var err error
-		if x, err = vec(); err != nil {
-			a.badFeatures++
-			return
-		}
-	} else {
-		x = r.Forensics.Features.Vector(make([]float64, 0, len(results.FeatureNames)))
-	}
+	x := r.Forensics.Features.Vector(make([]float64, 0, len(results.FeatureNames)))
 	a.push(sampled{key: key, x: x, y: results.Is(r.Executed), task: r.Task})
 }
 
@@ -352,7 +337,6 @@ func (a *Accumulator) Merge(o *Accumulator) {
 	}
 	a.tracer.Add(o.tracer)
 	a.tracerN += o.tracerN
-	a.badFeatures += o.badFeatures
 	for _, s := range o.sample {
 		a.push(s)
 	}

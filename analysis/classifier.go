@@ -141,13 +141,18 @@ func Classify(s Sample, folds int, seed uint64) (*ClassifierResult, error) {
 		res.Importance = append(res.Importance, imp)
 	}
 	slices.SortStableFunc(res.Importance, func(a, b Importance) int {
-		if c := -cmpFloat(a.Permutation, b.Permutation); c != 0 {
-			return c
+		// AUC drops come in steps of 1/(positives·negatives): drops that
+		// differ by rounding only are a tie, decided by the coefficient.
+		if math.Abs(a.Permutation-b.Permutation) > permTie {
+			return -cmpFloat(a.Permutation, b.Permutation)
 		}
 		return -cmpFloat(math.Abs(a.Coefficient), math.Abs(b.Coefficient))
 	})
 	return res, nil
 }
+
+// permTie is how close two permutation drops are to count as a tie.
+const permTie = 1e-12
 
 func cmpFloat(a, b float64) int {
 	switch {

@@ -2,13 +2,19 @@ package analysis
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/integrate"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+	"gonum.org/v1/gonum/stat"
 )
 
 // logit is an L2-regularized logistic regression over standardized
-// features, fitted by Newton's method (iteratively reweighted least
-// squares). The intercept is not penalized.
+// features, fitted with gonum's L-BFGS. The intercept is not penalized.
 type logit struct {
 	mean, std []float64 // standardization learnt from the training rows
 	w         []float64 // w[0] is the intercept, w[1+j] feature j
@@ -18,94 +24,84 @@ type logit struct {
 // fit finite on separable data.
 const ridge = 1.0
 
+// gradientThreshold ends the fit: the largest component of the gradient of
+// the mean penalized negative log-likelihood below it.
+const gradientThreshold = 1e-7
+
 // fitLogit fits rows x (all of one width) with labels y.
 func fitLogit(x [][]float64, y []bool) (*logit, error) {
 	if len(x) == 0 {
 		return nil, errors.New("no rows")
 	}
-	d := len(x[0])
+	n, d := len(x), len(x[0])
 	m := &logit{mean: make([]float64, d), std: make([]float64, d), w: make([]float64, d+1)}
-	for _, r := range x {
-		for j, v := range r {
-			m.mean[j] += v
+	col := make([]float64, n)
+	for j := range d {
+		for i, r := range x {
+			col[i] = r[j]
 		}
+		m.mean[j], m.std[j] = stat.PopMeanStdDev(col, nil)
 	}
-	n := float64(len(x))
-	for j := range m.mean {
-		m.mean[j] /= n
-	}
-	for _, r := range x {
-		for j, v := range r {
-			dv := v - m.mean[j]
-			m.std[j] += dv * dv
-		}
-	}
-	for j := range m.std {
-		m.std[j] = math.Sqrt(m.std[j] / n)
-	}
+	// Z holds 1 and the standardized features of each row; t the labels.
+	D := d + 1
+	Z := mat.NewDense(n, D, nil)
+	t := mat.NewVecDense(n, nil)
 	pos := 0.0
-	for _, b := range y {
-		if b {
+	for i, r := range x {
+		m.standardize(r, Z.RawRowView(i))
+		if y[i] {
+			t.SetVec(i, 1)
 			pos++
 		}
 	}
-	// Start from the base rate.
-	rate := (pos + 0.5) / (n + 1)
-	m.w[0] = math.Log(rate / (1 - rate))
-
-	D := d + 1
-	// Standardize once: Z holds 1 and the standardized features, row-major.
-	Z := make([]float64, len(x)*D)
-	for i, r := range x {
-		m.standardize(r, Z[i*D:(i+1)*D])
+	// The objective is the mean penalized negative log-likelihood, so that
+	// its value keeps the precision the line search needs near the optimum.
+	// Func and Grad are asked at the same points: the scores are kept.
+	s := mat.NewVecDense(n, nil) // Z·w at last
+	res := mat.NewVecDense(n, nil)
+	last := make([]float64, D)
+	scored := false
+	score := func(w []float64) {
+		if !scored || !floats.Equal(w, last) {
+			s.MulVec(Z, mat.NewVecDense(D, w))
+			copy(last, w)
+			scored = true
+		}
 	}
-	h := make([]float64, D*D)
-	g := make([]float64, D)
-	for iter := 0; iter < 25; iter++ {
-		clear(h)
-		clear(g)
-		for i := range x {
-			z := Z[i*D : (i+1)*D]
-			p := sigmoid(dot(m.w, z))
-			t := 0.0
-			if y[i] {
-				t = 1
+	inv := 1 / float64(n)
+	problem := optimize.Problem{
+		Func: func(w []float64) float64 {
+			score(w)
+			nll := 0.0
+			for i, v := range s.RawVector().Data {
+				// log(1+e^v) − t·v, computed without overflow.
+				nll += math.Max(v, 0) + math.Log1p(math.Exp(-math.Abs(v))) - t.AtVec(i)*v
 			}
-			wt := max(p*(1-p), 1e-10)
+			return (nll + ridge/2*floats.Dot(w[1:], w[1:])) * inv
+		},
+		Grad: func(grad, w []float64) {
+			score(w)
+			for i, v := range s.RawVector().Data {
+				res.SetVec(i, sigmoid(v)-t.AtVec(i))
+			}
+			g := mat.NewVecDense(D, grad)
+			g.MulVec(Z.T(), res)
 			for a := range D {
-				g[a] += (p - t) * z[a]
-				za := wt * z[a]
-				if za == 0 {
-					continue
+				if a > 0 {
+					grad[a] += ridge * w[a]
 				}
-				row := h[a*D : (a+1)*D]
-				for b := a; b < D; b++ {
-					row[b] += za * z[b]
-				}
+				grad[a] *= inv
 			}
-		}
-		for a := 1; a < D; a++ {
-			g[a] += ridge * m.w[a]
-			h[a*D+a] += ridge
-		}
-		for a := range D {
-			for b := 0; b < a; b++ {
-				h[a*D+b] = h[b*D+a]
-			}
-		}
-		step, err := solve(h, g, D)
-		if err != nil {
-			return nil, err
-		}
-		change := 0.0
-		for a := range D {
-			m.w[a] -= step[a]
-			change = max(change, math.Abs(step[a]))
-		}
-		if change < 1e-6 {
-			break
-		}
+		},
 	}
+	// Start from the base rate.
+	rate := (pos + 0.5) / (float64(n) + 1)
+	m.w[0] = math.Log(rate / (1 - rate))
+	opt, err := optimize.Minimize(problem, m.w, &optimize.Settings{GradientThreshold: gradientThreshold}, &optimize.LBFGS{})
+	if err != nil {
+		return nil, fmt.Errorf("fit: %w", err)
+	}
+	copy(m.w, opt.X)
 	return m, nil
 }
 
@@ -128,97 +124,52 @@ func (m *logit) predict(x [][]float64) []float64 {
 	out := make([]float64, len(x))
 	for i, r := range x {
 		m.standardize(r, z)
-		out[i] = sigmoid(dot(m.w, z))
+		out[i] = sigmoid(floats.Dot(m.w, z))
 	}
 	return out
 }
 
 func sigmoid(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
 
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
-// solve solves the symmetric positive definite system h·s = g by Cholesky.
-func solve(h, g []float64, n int) ([]float64, error) {
-	l := make([]float64, n*n)
-	for i := range n {
-		for j := 0; j <= i; j++ {
-			s := h[i*n+j]
-			for k := range j {
-				s -= l[i*n+k] * l[j*n+k]
-			}
-			if i == j {
-				if s <= 0 {
-					return nil, errors.New("hessian not positive definite")
-				}
-				l[i*n+i] = math.Sqrt(s)
-			} else {
-				l[i*n+j] = s / l[j*n+j]
-			}
-		}
-	}
-	y := make([]float64, n)
-	for i := range n {
-		s := g[i]
-		for k := range i {
-			s -= l[i*n+k] * y[k]
-		}
-		y[i] = s / l[i*n+i]
-	}
-	x := make([]float64, n)
-	for i := n - 1; i >= 0; i-- {
-		s := y[i]
-		for k := i + 1; k < n; k++ {
-			s -= l[k*n+i] * x[k]
-		}
-		x[i] = s / l[i*n+i]
-	}
-	return x, nil
-}
-
-// AUC is the area under the ROC curve of scores for labels y: the
-// probability that a positive scores above a negative, ties counting half
-// (the Mann–Whitney statistic with average ranks). NaN without both classes.
+// AUC is the area under the ROC curve of scores for labels y (stat.ROC over
+// every cutoff, integrated by the trapezoidal rule): the probability that a
+// positive scores above a negative, ties counting half. NaN without both
+// classes.
 func AUC(scores []float64, y []bool) float64 {
-	idx := make([]int, len(scores))
-	for i := range idx {
-		idx[i] = i
+	pos := 0
+	for _, b := range y {
+		if b {
+			pos++
+		}
 	}
-	slices.SortFunc(idx, func(a, b int) int {
+	if pos == 0 || pos == len(y) {
+		return math.NaN()
+	}
+	// stat.ROC wants the scores sorted, with their labels.
+	type scored struct {
+		s float64
+		y bool
+	}
+	pairs := make([]scored, len(scores))
+	for i, v := range scores {
+		pairs[i] = scored{v, y[i]}
+	}
+	slices.SortFunc(pairs, func(a, b scored) int {
 		switch {
-		case scores[a] < scores[b]:
+		case a.s < b.s:
 			return -1
-		case scores[a] > scores[b]:
+		case a.s > b.s:
 			return 1
 		}
 		return 0
 	})
-	var pos, neg, rankSum float64
-	for i := 0; i < len(idx); {
-		j := i
-		for j < len(idx) && scores[idx[j]] == scores[idx[i]] {
-			j++
-		}
-		avg := float64(i+j+1) / 2 // ranks i+1 … j
-		for k := i; k < j; k++ {
-			if y[idx[k]] {
-				rankSum += avg
-				pos++
-			} else {
-				neg++
-			}
-		}
-		i = j
+	s := make([]float64, len(pairs))
+	c := make([]bool, len(pairs))
+	for k, p := range pairs {
+		s[k], c[k] = p.s, p.y
 	}
-	if pos == 0 || neg == 0 {
-		return math.NaN()
-	}
-	return (rankSum - pos*(pos+1)/2) / (pos * neg)
+	tpr, fpr, _ := stat.ROC(nil, s, c, nil)
+	return integrate.Trapezoidal(fpr, tpr)
 }
 
 // accuracy is the share of rows whose probability is on the label's side of 0.5.

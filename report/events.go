@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/killchain/killchain/results"
 	"github.com/killchain/killchain/results/jsonscan"
 	"github.com/killchain/killchain/tracker"
 )
@@ -85,14 +86,14 @@ func readEvents(path string, pick func(runID string) bool) (*EventStats, error) 
 		return st, nil
 	}
 	name := filepath.Base(path)
-	sc := newRunScanner(false)
+	sc := &eventDecoder{strs: jsonscan.NewStrings()}
 	var (
 		cur    string
 		picked bool
 		seen   = make(map[signalKey]bool)
 		ev     tracker.Event
 	)
-	err := jsonscan.Lines(context.Background(), path, func(num int, _ int64, data []byte) error {
+	err := results.Lines(context.Background(), path, func(num int, _ int64, data []byte) error {
 		st.Lines++
 		excerpt, err := sc.decodeEvent(data, &ev)
 		if err != nil {
@@ -150,10 +151,28 @@ func readEvents(path string, pick func(runID string) bool) (*EventStats, error) 
 	return st, nil
 }
 
-// decodeEvent fills e from one events.jsonl line (see runScanner) except
-// its excerpt, which only the picked runs need: it returns the position of
-// the excerpt's value in data, or -1.
-func (s *runScanner) decodeEvent(data []byte, e *tracker.Event) (excerpt int, err error) {
+// eventDecoder decodes events.jsonl lines with the jsonscan primitives,
+// falling back to encoding/json for a line it does not take (see
+// results.Decoder); the few distinct values of the identity fields are
+// interned.
+type eventDecoder struct {
+	strs *jsonscan.Strings
+}
+
+// str decodes the string at p into dst, interned if intern is set.
+func (s *eventDecoder) str(data []byte, p int, dst *string, intern bool) (int, error) {
+	if jsonscan.IsNull(data, p) {
+		return p + 4, nil
+	}
+	v, q, err := s.strs.String(data, p, intern)
+	*dst = v
+	return q, err
+}
+
+// decodeEvent fills e from one events.jsonl line except its excerpt, which
+// only the picked runs need: it returns the position of the excerpt's
+// value in data, or -1.
+func (s *eventDecoder) decodeEvent(data []byte, e *tracker.Event) (excerpt int, err error) {
 	*e = tracker.Event{}
 	excerpt = -1
 	err = jsonscan.Object(data, func(key []byte, p int) (int, error) {
@@ -181,7 +200,12 @@ func (s *runScanner) decodeEvent(data []byte, e *tracker.Event) (excerpt int, er
 			_, q, _, err := jsonscan.RawString(data, p)
 			return q, err
 		case "step":
-			return intField(data, p, &e.Step)
+			if jsonscan.IsNull(data, p) {
+				return p + 4, nil
+			}
+			v, q, err := jsonscan.Int(data, p)
+			e.Step = int(v)
+			return q, err
 		}
 		return jsonscan.SkipUnknown(data, p, key)
 	})

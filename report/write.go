@@ -1,7 +1,7 @@
 // Package report turns a study folder into tables: report/report.md for
 // people and one CSV per table for further analysis.
 //
-// It reads runs.jsonl once per report through results.ReadLatestRuns (the
+// It reads runs.jsonl once per report through results.ReadLatest (the
 // last line of each run id wins, so a resumed study counts each run once),
 // feeds every run to an Aggregator that keeps only counters per Cell, and
 // renders tables from rollups of those counters. Errored runs are excluded
@@ -10,6 +10,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -101,7 +102,11 @@ func write(dir string, opts Options) error {
 		an = newAnalyzer(dir)
 	}
 	rh := newRewardTally()
-	stats, err := readLatestRuns(filepath.Join(dir, runsFile), an.wantsForensics(), func(r *results.Run) error {
+	detail := results.Flat
+	if an.wantsForensics() {
+		detail = results.NoProvenance
+	}
+	stats, err := results.ReadLatest(context.Background(), filepath.Join(dir, runsFile), results.ReadOptions{Detail: detail}, func(r *results.Run) error {
 		agg.Add(*r)
 		rh.add(r)
 		why := an.add(r)

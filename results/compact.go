@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/killchain/killchain/results/jsonscan"
 )
 
 // CompactStats says what Compact changed in a study folder.
@@ -141,7 +139,7 @@ func countEvents(path string, idx runIndex, st *CompactStats) (map[string]int, e
 	}
 	count := map[string]int{}
 	err := scanFile(path, func(l line) error {
-		id, err := jsonscan.RunID(l.data)
+		id, err := runID(l.data)
 		if err != nil {
 			return l.errorf("%w", err)
 		}
@@ -192,7 +190,7 @@ func moveRuns(dir string, idx runIndex) error {
 	}
 	defer out.abort()
 	err = scanFile(runsPath, func(l line) error {
-		id, err := jsonscan.RunID(l.data)
+		id, err := runID(l.data)
 		if err != nil {
 			return l.errorf("%w", err)
 		}
@@ -224,7 +222,7 @@ func rewriteEvents(path string, idx runIndex, skip map[string]int) error {
 	}
 	defer out.abort()
 	err = scanFile(path, func(l line) error {
-		id, err := jsonscan.RunID(l.data)
+		id, err := runID(l.data)
 		if err != nil {
 			return l.errorf("%w", err)
 		}

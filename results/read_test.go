@@ -106,25 +106,6 @@ func TestReadRunsMissingFile(t *testing.T) {
 	}
 }
 
-func TestLatestRuns(t *testing.T) {
-	content := "{\"run_id\":\"a\",\"error\":\"first\"}\n" + // offset 0
-		"{\"run_id\":\"b\"}\n" + // offset 31
-		"{\"run_id\":\"a\",\"error\":\"\"}\n" // offset 46
-	latest, err := LatestRuns(writeRuns(t, content))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]int64{"a": 46, "b": 31}
-	if len(latest) != len(want) {
-		t.Fatalf("latest = %v, want %v", latest, want)
-	}
-	for id, off := range want {
-		if latest[id] != off {
-			t.Errorf("latest[%s] = %d, want %d", id, latest[id], off)
-		}
-	}
-}
-
 func TestReadLatestRuns(t *testing.T) {
 	tests := []struct {
 		name    string

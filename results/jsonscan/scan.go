@@ -1,5 +1,6 @@
 // Package jsonscan holds the low-level primitives of the hand-written
-// runs.jsonl decoders of analysis and report: walking the keys of a JSON
+// decoders of results.Decoder (runs.jsonl) and the report's events.jsonl
+// reader: walking the keys of a JSON
 // object, skipping values, and decoding strings, booleans, integers and
 // floats in place, without reflection.
 //
@@ -15,6 +16,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 )
 
@@ -51,7 +53,8 @@ func Object(data []byte, field func(key []byte, p int) (int, error)) error {
 }
 
 // ObjectAt walks the object starting at p, as Object does, and returns the
-// position after its closing brace. A key with an escape is refused.
+// position after its closing brace. A key with an escape or a control
+// character is refused.
 func ObjectAt(data []byte, p int, field func(key []byte, p int) (int, error)) (int, error) {
 	if p >= len(data) || data[p] != '{' {
 		return p, ErrFallback
@@ -70,8 +73,10 @@ func ObjectAt(data []byte, p int, field func(key []byte, p int) (int, error)) (i
 			return p, ErrFallback
 		}
 		key := data[keyStart : keyStart+keyEnd]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			return p, ErrFallback
+		for _, c := range key {
+			if c == '\\' || c < 0x20 {
+				return p, ErrFallback
+			}
 		}
 		p = SkipWS(data, keyStart+keyEnd+1)
 		if p >= len(data) || data[p] != ':' {
@@ -98,15 +103,21 @@ func ObjectAt(data []byte, p int, field func(key []byte, p int) (int, error)) (i
 }
 
 // SkipUnknown skips the value of a key the caller does not decode. A key
-// with an upper-case letter is refused: encoding/json matches keys
-// case-insensitively, so it must decide.
+// with an upper-case letter or a non-ASCII byte is refused: encoding/json
+// matches keys case-insensitively, with Unicode folding ("ſ" is an "s"),
+// so it must decide. A nested value is checked in full, as encoding/json
+// would check it.
 func SkipUnknown(data []byte, p int, key []byte) (int, error) {
 	for _, c := range key {
-		if c >= 'A' && c <= 'Z' || c == '\\' {
+		if c >= 'A' && c <= 'Z' || c == '\\' || c >= 0x80 {
 			return p, ErrFallback
 		}
 	}
-	return Skip(data, p)
+	q, err := Skip(data, p)
+	if err == nil && (data[p] == '{' || data[p] == '[') && !json.Valid(data[p:q]) {
+		return p, ErrFallback // rare: Writer writes no unknown keys
+	}
+	return q, err
 }
 
 // Skip returns the position after the JSON value at p. Scalars are checked;

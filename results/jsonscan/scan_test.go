@@ -1,14 +1,10 @@
 package jsonscan
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -148,92 +144,5 @@ func TestFloats(t *testing.T) {
 				t.Errorf("Floats(%s) = %#v, %d, %v; want %#v", tt.in, got, q, err, want)
 			}
 		})
-	}
-}
-
-func TestRunID(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-		ok             bool
-	}{
-		{"as written", `{"study":"s","run_id":"r1","task":"t"}`, "r1", true},
-		{"nested first", `{"harness":{"run_id":"inner"},"run_id":"outer"}`, "outer", true},
-		{"escaped", `{"run_id":"a\u0062"}`, "ab", true},
-		{"missing", `{"task":"t"}`, "", false},
-		{"malformed", `{oops}`, "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := RunID([]byte(tt.in))
-			if (err == nil) != tt.ok || string(got) != tt.want {
-				t.Errorf("RunID(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
-			}
-		})
-	}
-}
-
-func TestLines(t *testing.T) {
-	long := "{" + strings.Repeat("x", 3<<20) + "}" // longer than the read buffer
-	body := "{\"a\":1}\n\n  {\"b\":2}  \r\n" + long + "\n\t\n{\"c\":3}"
-	path := filepath.Join(t.TempDir(), "runs.jsonl")
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	type line struct {
-		num  int
-		off  int64
-		data string
-	}
-	var got []line
-	if err := Lines(context.Background(), path, func(num int, off int64, data []byte) error {
-		got = append(got, line{num, off, string(data)})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	longOff := int64(len("{\"a\":1}\n\n  {\"b\":2}  \r\n"))
-	want := []line{{1, 0, `{"a":1}`}, {3, 9, `{"b":2}`}, {4, longOff, long}, {6, longOff + int64(len(long)) + 3, `{"c":3}`}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %d lines, want %d", len(got), len(want))
-		for i := range min(len(got), len(want)) {
-			if got[i] != want[i] {
-				t.Errorf("line %d: num %d off %d len %d, want num %d off %d len %d", i, got[i].num, got[i].off, len(got[i].data), want[i].num, want[i].off, len(want[i].data))
-			}
-		}
-	}
-	if err := Lines(context.Background(), filepath.Join(t.TempDir(), "none.jsonl"), nil); err == nil {
-		t.Error("missing file: no error")
-	}
-}
-
-func TestIndexLatest(t *testing.T) {
-	lines := []string{`{"run_id":"a","v":1}`, `{"run_id":"b","v":1}`, ``, `{"run_id":"a","v":2}`}
-	body := strings.Join(lines, "\n") + "\n"
-	path := filepath.Join(t.TempDir(), "runs.jsonl")
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := IndexLatest(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Lines != 3 || l.Runs() != 2 {
-		t.Errorf("lines %d runs %d, want 3 and 2", l.Lines, l.Runs())
-	}
-	offA1, offB, offA2 := int64(0), int64(len(lines[0])+1), int64(len(lines[0])+len(lines[1])+3)
-	for _, c := range []struct {
-		id   string
-		off  int64
-		want bool
-	}{{"a", offA1, false}, {"b", offB, true}, {"a", offA2, true}, {"c", 0, false}} {
-		if got := l.IsLatest([]byte(c.id), c.off); got != c.want {
-			t.Errorf("IsLatest(%s, %d) = %v, want %v", c.id, c.off, got, c.want)
-		}
-	}
-	if err := os.WriteFile(path, []byte(body+"{oops}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := IndexLatest(context.Background(), path); err == nil || !strings.Contains(err.Error(), "runs.jsonl:5:") {
-		t.Errorf("malformed line: err %v, want one naming runs.jsonl:5", err)
 	}
 }

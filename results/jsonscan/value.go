@@ -9,7 +9,7 @@ import (
 
 // RawString returns the bytes between the quotes of the JSON string at p,
 // the position after it, and whether it holds escapes. A raw control
-// character is refused.
+// character or an escape JSON does not define is refused.
 func RawString(data []byte, p int) (raw []byte, next int, escaped bool, err error) {
 	if p >= len(data) || data[p] != '"' {
 		return nil, p, false, ErrFallback
@@ -20,12 +20,39 @@ func RawString(data []byte, p int) (raw []byte, next int, escaped bool, err erro
 			return data[p+1 : i], i + 1, escaped, nil
 		case c == '\\':
 			escaped = true
-			i++
+			n, ok := escapeLen(data, i+1)
+			if !ok {
+				return nil, p, false, ErrFallback
+			}
+			i += n
 		case c < 0x20:
 			return nil, p, false, ErrFallback
 		}
 	}
 	return nil, p, false, ErrFallback
+}
+
+// escapeLen returns the length of the escape whose letter is at i (after
+// the backslash) and whether JSON defines it.
+func escapeLen(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return 0, false
+	}
+	switch data[i] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 1, true
+	case 'u':
+		if i+5 > len(data) {
+			return 0, false
+		}
+		for _, c := range data[i+1 : i+5] {
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return 0, false
+			}
+		}
+		return 5, true
+	}
+	return 0, false
 }
 
 // Strings decodes JSON strings, reusing a scratch buffer for unescaping and

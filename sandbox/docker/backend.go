@@ -39,6 +39,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/killchain/killchain/imagebuild"
 	"github.com/killchain/killchain/sandbox"
@@ -55,8 +56,11 @@ type Backend struct {
 	toolbox imagebuild.Built
 	limit   *admit.Limiter // heavy requests of every sandbox
 
+	// snapBuilds builds each task's snapshot once at a time.
+	snapBuilds singleflight.Group
+
 	mu    sync.Mutex
-	snaps map[string]*snapshot // by task and base image
+	snaps map[string]*snapshot // built, by task and base image
 	bases map[string]imagebuild.Built
 	live  map[*Sandbox]struct{}
 }

@@ -26,9 +26,6 @@ const SnapshotRepo = "killchain/snapshot"
 
 // snapshot is a task's committed, prepared environment.
 type snapshot struct {
-	ready chan struct{}
-	err   error
-
 	task string
 	ref  string // killchain/snapshot:<task>-<hash>
 	id   string // image ID
@@ -70,45 +67,48 @@ func (b *Backend) Snapshots() map[string]string {
 	defer b.mu.Unlock()
 	out := map[string]string{}
 	for _, s := range b.snaps {
-		select {
-		case <-s.ready:
-			if s.err == nil {
-				out[s.task] = s.id
-			}
-		default:
-		}
+		out[s.task] = s.id
 	}
 	return out
 }
 
 // snapshot returns the task's snapshot on base, building it once per
-// backend; concurrent runs of the task wait for the first to finish.
+// backend: concurrent runs of the task share one build (singleflight), each
+// waiting as long as its own ctx allows. A failed build is not kept, so a
+// later run tries again.
 func (b *Backend) snapshot(ctx context.Context, task, base string) (*snapshot, error) {
 	key := task + "\x00" + base
 	b.mu.Lock()
 	s, ok := b.snaps[key]
-	if !ok {
-		s = &snapshot{ready: make(chan struct{}), task: task}
-		b.snaps[key] = s
-	}
 	b.mu.Unlock()
 	if ok {
-		select {
-		case <-s.ready:
-			return s, s.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		return s, nil
 	}
-	s.err = b.buildSnapshot(ctx, s, base)
-	if s.err != nil {
-		// Let a later run try again.
+	ch := b.snapBuilds.DoChan(key, func() (any, error) {
 		b.mu.Lock()
-		delete(b.snaps, key)
+		s, ok := b.snaps[key] // built by a flight that just ended
 		b.mu.Unlock()
+		if ok {
+			return s, nil
+		}
+		s = &snapshot{task: task}
+		if err := b.buildSnapshot(ctx, s, base); err != nil {
+			return nil, err
+		}
+		b.mu.Lock()
+		b.snaps[key] = s
+		b.mu.Unlock()
+		return s, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*snapshot), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	close(s.ready)
-	return s, s.err
 }
 
 // baseImage ensures the base image (toolbox or the audio image) exists.

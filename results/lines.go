@@ -1,0 +1,86 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// blockSize is how much of a file is read at a time; a line longer than a
+// block gets a block of its own.
+var blockSize = 8 << 20
+
+// scanBlocks reads the file at path in blocks and calls fn for each
+// non-blank line with its block, 1-based number, file offset and its span
+// in the block, JSON white space trimmed. Blocks are never reused, so a
+// span stays valid after the call; the line is not copied. ctx is checked
+// at each block.
+func scanBlocks(ctx context.Context, path string, fn func(block []byte, num int, off int64, start, end int) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	var carry []byte
+	var off int64 // file offset of block[0]
+	num := 0
+	for eof := false; !eof; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		block := make([]byte, len(carry), max(blockSize, 2*len(carry)))
+		copy(block, carry)
+		n, err := io.ReadFull(f, block[len(block):cap(block)])
+		block = block[:len(block)+n]
+		switch {
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			eof = true
+		case err != nil:
+			return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		}
+		pos := 0
+		for pos < len(block) {
+			nl := bytes.IndexByte(block[pos:], '\n')
+			lineEnd := pos + nl
+			if nl < 0 {
+				if !eof {
+					break
+				}
+				lineEnd = len(block)
+			}
+			num++
+			start, end := pos, lineEnd
+			for start < end && isSpace(block[start]) {
+				start++
+			}
+			for end > start && isSpace(block[end-1]) {
+				end--
+			}
+			if start < end {
+				if err := fn(block, num, off+int64(pos), start, end); err != nil {
+					return err
+				}
+			}
+			pos = lineEnd + 1
+		}
+		pos = min(pos, len(block))
+		carry = block[pos:]
+		off += int64(pos)
+	}
+	return nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// Lines calls fn with the 1-based number, byte offset (of its first byte,
+// white space included) and trimmed bytes of each non-blank line of the JSON-lines file at path, in order; data is
+// valid during the call only. Lines may be of any length.
+func Lines(ctx context.Context, path string, fn func(num int, off int64, data []byte) error) error {
+	return scanBlocks(ctx, path, func(block []byte, num int, off int64, start, end int) error {
+		return fn(num, off, block[start:end])
+	})
+}
