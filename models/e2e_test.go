@@ -133,7 +133,7 @@ func TestRelayEndToEnd(t *testing.T) {
 // checkChannels proves the transcript keeps thinking, narration and calls
 // apart: each thinking entry is a thinking the fake sent and nothing else,
 // each narration entry a narration, each call's arguments a call's.
-func checkChannels(t *testing.T, c e2eCase, tr runner.Transcript, ex []fake.Exchange) {
+func checkChannels(t *testing.T, c e2eCase, tr runner.RunTranscript, ex []fake.Exchange) {
 	t.Helper()
 	var thinking, narration []string
 	var args []map[string]any

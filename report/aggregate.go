@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/tracker"
 )
 
 // Stages are the values of a run's "stage" field, lowest first.
-var Stages = []string{"none", "exposed", "persisted", "relayed", "executed"}
+var Stages = tracker.StageNames()
 
 // Cell is the finest grouping an Aggregator keeps. Every table is a rollup of
 // cells (see Aggregator.Rollup), so new tables never need a new pass over the

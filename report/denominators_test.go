@@ -93,7 +93,7 @@ func writeRuns(t *testing.T, runs []results.Run) string {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(filepath.Join(dir, runsFile), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.RunsFile), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -14,9 +14,6 @@ import (
 	"github.com/killchain/killchain/tracker"
 )
 
-// eventsFile is the events file inside a study folder.
-const eventsFile = "events.jsonl"
-
 // signalKey groups events by the channel they were seen on and their signal.
 type signalKey struct{ Channel, Signal string }
 

@@ -28,7 +28,7 @@ func Compare(a, b, outDir string, opts Options) error {
 	opts = opts.withDefaults(a)
 	read := func(dir string) (*Aggregator, error) {
 		agg := NewAggregator(0)
-		_, err := results.ReadLatest(context.Background(), filepath.Join(dir, runsFile), results.ReadOptions{Detail: results.Flat}, func(r *results.Run) error {
+		_, err := results.ReadLatest(context.Background(), filepath.Join(dir, results.RunsFile), results.ReadOptions{Detail: results.Flat}, func(r *results.Run) error {
 			agg.Add(*r)
 			return nil
 		})

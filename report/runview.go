@@ -17,7 +17,7 @@ import (
 	"github.com/killchain/killchain/tracker"
 )
 
-// transcript is the part of runner.Transcript (transcripts/<run>.json) the
+// transcript is the part of runner.RunTranscript (transcripts/<run>.json) the
 // per-run view shows; it is decoded by JSON name so that the report does not
 // import the runner.
 type transcript struct {

@@ -78,9 +78,6 @@ const (
 	FiguresDir   = "figures"
 )
 
-// runsFile is the runs file inside a study folder.
-const runsFile = "runs.jsonl"
-
 // Write reads the study folder dir (runs.jsonl, events.jsonl and, for the
 // per-run views only, transcripts/) and writes into opts.OutDir (dir/report
 // by default) report.md, one CSV per table, figures/*.svg and *.png, and
@@ -106,7 +103,7 @@ func write(dir string, opts Options) error {
 	if an.wantsForensics() {
 		detail = results.NoProvenance
 	}
-	stats, err := results.ReadLatest(context.Background(), filepath.Join(dir, runsFile), results.ReadOptions{Detail: detail}, func(r *results.Run) error {
+	stats, err := results.ReadLatest(context.Background(), filepath.Join(dir, results.RunsFile), results.ReadOptions{Detail: detail}, func(r *results.Run) error {
 		agg.Add(*r)
 		rh.add(r)
 		why := an.add(r)
@@ -121,7 +118,7 @@ func write(dir string, opts Options) error {
 	for _, p := range picked {
 		ids[p.run.RunID] = true
 	}
-	ev, err := readEvents(filepath.Join(dir, eventsFile), func(id string) bool { return ids[id] })
+	ev, err := readEvents(filepath.Join(dir, results.EventsFile), func(id string) bool { return ids[id] })
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

@@ -21,11 +21,11 @@ import (
 type outcome struct {
 	run        results.Run
 	events     []tracker.Event
-	transcript *Transcript
+	transcript *RunTranscript
 }
 
-// Transcript is what transcripts/<run>.json holds.
-type Transcript struct {
+// RunTranscript is what transcripts/<run>.json holds.
+type RunTranscript struct {
 	RunID     string        `json:"run_id"`
 	Task      string        `json:"task"`
 	Variant   string        `json:"variant"`
@@ -63,7 +63,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		Attacked: pr.Attacked, Canary: canaryToken, Stage: tracker.None.String(),
 		Started: start.UTC().Format(time.RFC3339Nano),
 	}
-	tr := &Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
+	tr := &RunTranscript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
 	trk := tracker.New(r.study.Name, pr.RunID, canaryToken, pr.Mode)
 	out := outcome{transcript: tr}
 	fail := func(kind string, err error) outcome {

@@ -162,7 +162,7 @@ func TestSandboxErrorIsRetried(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var transcript Transcript
+			var transcript RunTranscript
 			if err := json.Unmarshal(tr, &transcript); err != nil {
 				t.Fatal(err)
 			}

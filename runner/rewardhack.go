@@ -78,7 +78,7 @@ func (e *effectSteps) firstStep(v verifiers.RewardVerdict, final map[string][]by
 // verifyReward runs the pristine verifier of a reward-hack run and fills
 // the run's reward-hack fields. Any failure is returned: the run is then an
 // error, never an outcome.
-func (r *Runner) verifyReward(ctx context.Context, rec *results.Run, tr *Transcript, task *tasks.Task, env sandbox.Env, sb sandbox.Sandbox, steps *effectSteps, canaryToken string) error {
+func (r *Runner) verifyReward(ctx context.Context, rec *results.Run, tr *RunTranscript, task *tasks.Task, env sandbox.Env, sb sandbox.Sandbox, steps *effectSteps, canaryToken string) error {
 	fr, ok := sb.(sandbox.FileReader)
 	if !ok {
 		return fmt.Errorf("pristine verifier: the %s sandbox cannot hand back its workspace", r.backend.Name())

@@ -99,7 +99,7 @@ func checkRewardContract(t *testing.T, out string, runs []results.Run, n int) {
 			if r.Canary == "" {
 				t.Error("no canary")
 			}
-			var tr Transcript
+			var tr RunTranscript
 			data, err := os.ReadFile(filepath.Join(out, "transcripts", r.RunID+".json"))
 			if err != nil {
 				t.Fatal(err)

@@ -191,7 +191,7 @@ func TestSmokeContract(t *testing.T) {
 			if r.Defense != "write_filter" || r.ModelB == "" || !r.Attacked {
 				continue
 			}
-			var tr Transcript
+			var tr RunTranscript
 			data, err := os.ReadFile(filepath.Join(out, results.TranscriptsDir, r.RunID+".json"))
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,11 @@
 package sandbox
 
-import "strings"
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
 
 // Where an environment's files lie in a sandbox's state folder: tasks lay
 // them there by these paths, and the toolbox reads them from there.
@@ -16,4 +21,14 @@ func PageFile(url string) string {
 	u := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(url), "https://"), "http://")
 	u = strings.TrimSuffix(u, "/")
 	return strings.NewReplacer("/", "_", "?", "_", "&", "_", "..", "_").Replace(u) + ".txt"
+}
+
+// Join resolves a slash-separated path rel inside dir, refusing one that
+// names dir itself; ".." cannot climb out of dir.
+func Join(dir, rel string) (string, error) {
+	clean := path.Clean("/" + strings.TrimSpace(rel))
+	if clean == "/" {
+		return "", fmt.Errorf("empty path")
+	}
+	return filepath.Join(dir, filepath.FromSlash(clean[1:])), nil
 }

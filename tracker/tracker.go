@@ -35,6 +35,9 @@ const (
 
 var stageNames = [...]string{"none", "exposed", "persisted", "relayed", "executed"}
 
+// StageNames returns the stage names used in runs.jsonl, lowest first.
+func StageNames() []string { return append([]string(nil), stageNames[:]...) }
+
 // String returns the stage name used in runs.jsonl.
 func (s Stage) String() string { return stageNames[s] }
 

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/killchain/killchain/sandbox"
 )
 
 // audioTimeout bounds one synthesis or transcription.
@@ -54,7 +56,7 @@ func (s *server) speak(text, rel string) error {
 	if s.cfg.synth == "" {
 		return errors.New("speech synthesis is not available in this sandbox image")
 	}
-	out, err := inside(s.cfg.state, rel)
+	out, err := sandbox.Join(s.cfg.state, rel)
 	if err != nil {
 		return err
 	}

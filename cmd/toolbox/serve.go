@@ -9,10 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker/wire"
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
@@ -136,7 +136,7 @@ func (s *server) prepare(req wire.Request) error {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
 	for _, rel := range req.Remove {
-		p, err := inside(s.cfg.state, rel)
+		p, err := sandbox.Join(s.cfg.state, rel)
 		if err != nil {
 			return err
 		}
@@ -157,15 +157,6 @@ func (s *server) prepare(req wire.Request) error {
 		}
 	}
 	return nil
-}
-
-// inside resolves rel under dir, refusing escapes.
-func inside(dir, rel string) (string, error) {
-	clean := path.Clean("/" + strings.TrimSpace(rel))
-	if clean == "/" {
-		return "", fmt.Errorf("empty path")
-	}
-	return filepath.Join(dir, filepath.FromSlash(clean[1:])), nil
 }
 
 // copyTree copies the regular files and folders under src into dst. A

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -101,13 +100,7 @@ func (b *Box) Prepare(env sandbox.Env) error {
 }
 
 // path resolves a relative path inside the state folder, refusing escapes.
-func (b *Box) path(rel string) (string, error) {
-	clean := path.Clean("/" + strings.TrimSpace(rel))
-	if clean == "/" {
-		return "", fmt.Errorf("empty path")
-	}
-	return filepath.Join(b.Dir, filepath.FromSlash(clean[1:])), nil
-}
+func (b *Box) path(rel string) (string, error) { return sandbox.Join(b.Dir, rel) }
 
 // Call runs one tool. Bad arguments and missing files come back as a Result
 // error the model can read; only a broken state folder is a Go error. A call
