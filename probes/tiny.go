@@ -62,7 +62,7 @@ func WriteTinyModel(path string, c TinyConfig) error {
 	if c.Hidden%16 != 0 {
 		return fmt.Errorf("tiny model: hidden %d is not a multiple of 16", c.Hidden)
 	}
-	vocab, types := tinyVocab()
+	vocab, types, merges := tinyVocab()
 	heads, kvHeads := c.Hidden/16, c.Hidden/32
 	headDim := c.Hidden / heads
 	ffn := 2 * c.Hidden
@@ -83,7 +83,7 @@ func WriteTinyModel(path string, c TinyConfig) error {
 		"tokenizer.ggml.pre":                     "default",
 		"tokenizer.ggml.tokens":                  vocab,
 		"tokenizer.ggml.token_type":              types,
-		"tokenizer.ggml.merges":                  []string{},
+		"tokenizer.ggml.merges":                  merges,
 		"tokenizer.ggml.bos_token_id":            uint32(256),
 		"tokenizer.ggml.eos_token_id":            uint32(258),
 		"tokenizer.ggml.add_bos_token":           false,
@@ -142,26 +142,38 @@ func WriteTinyModel(path string, c TinyConfig) error {
 }
 
 // tinyVocab is the 256 byte tokens in GPT-2's byte-to-rune mapping (as
-// Ollama's BPE encoder maps them), the special tokens, then whole words,
-// each bare and with a leading space.
-func tinyVocab() ([]string, []int32) {
-	var vocab []string
-	var types []int32
+// Ollama's BPE encoder maps them), the special tokens, merges of letter
+// pairs (a space and a letter too), then whole words, each bare and with a
+// leading space. Words and pairs roughly halve the tokens of a prompt.
+func tinyVocab() (vocab []string, types []int32, merges []string) {
+	seen := map[string]bool{}
+	add := func(s string, typ int32) {
+		if !seen[s] {
+			seen[s] = true
+			vocab = append(vocab, s)
+			types = append(types, typ)
+		}
+	}
 	for b := range 256 {
-		vocab = append(vocab, bpeRunes(string(rune(b)), true))
-		types = append(types, 1) // normal
+		add(bpeRunes(string(rune(b)), true), 1) // normal
 	}
 	for _, s := range tinySpecials {
-		vocab = append(vocab, s)
-		types = append(types, 3) // control
+		add(s, 3) // control
+	}
+	letters := " abcdefghijklmnopqrstuvwxyz"
+	for _, x := range letters {
+		for _, y := range letters[1:] {
+			l, r := bpeRunes(string(x), false), bpeRunes(string(y), false)
+			merges = append(merges, l+" "+r)
+			add(l+r, 1)
+		}
 	}
 	for _, w := range tinyWords {
 		for _, s := range []string{w, " " + w, strings.ToUpper(w[:1]) + w[1:], " " + strings.ToUpper(w[:1]) + w[1:]} {
-			vocab = append(vocab, bpeRunes(s, false))
-			types = append(types, 1)
+			add(bpeRunes(s, false), 1)
 		}
 	}
-	return vocab, types
+	return vocab, types, merges
 }
 
 // bpeRunes maps bytes to runes as GPT-2's byte-level BPE (and Ollama's

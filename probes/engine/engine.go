@@ -37,7 +37,11 @@ type Options struct {
 	// GPULayers offloads that many layers to the first GPU the backend
 	// finds (0: CPU only, -1: all).
 	GPULayers int
-	Logger    hclog.Logger
+	// FlashAttention selects ggml's fused attention kernel, as Ollama's
+	// OLLAMA_FLASH_ATTENTION does; the exactness check compares the loop
+	// with the model under the same setting.
+	FlashAttention ml.FlashAttentionType
+	Logger         hclog.Logger
 }
 
 // Engine is one loaded model with its layer loop. It is not safe for
@@ -82,7 +86,7 @@ func Open(path string, opts Options) (e *Engine, err error) {
 			err = fmt.Errorf("load %s: %v", path, r)
 		}
 	}()
-	params := ml.BackendParams{AllocMemory: true, NumThreads: opts.Threads}
+	params := ml.BackendParams{AllocMemory: true, NumThreads: opts.Threads, FlashAttention: opts.FlashAttention}
 	if opts.GPULayers != 0 {
 		if params.GPULayers, err = gpuLayers(path, opts.GPULayers); err != nil {
 			return nil, err
