@@ -35,6 +35,8 @@ type Engine interface {
 	Info() ModelInfo
 	// Tokenize encodes a rendered prompt as the model's runner would.
 	Tokenize(prompt string) ([]int32, error)
+	// Decode returns the text of token ids (byte-exact for byte-level BPE).
+	Decode(ids []int32) (string, error)
 	// Forward returns, per layer boundary, len(keep) rows of Hidden
 	// floats: the residual stream at the token positions in keep.
 	Forward(tokens []int32, keep []int) ([][]float32, error)

@@ -60,6 +60,8 @@ type Engine struct {
 	// cached is the token sequence whose keys and values the cache holds;
 	// a later prompt that shares a prefix with it reads only the rest.
 	cached []int32
+	// computed counts the tokens actually run through the model.
+	computed int
 }
 
 var _ probes.Engine = (*Engine)(nil)
@@ -151,6 +153,15 @@ func (e *Engine) Tokenize(prompt string) ([]int32, error) {
 		return nil, fmt.Errorf("tokenize: %w", err)
 	}
 	return ids, nil
+}
+
+// Decode returns the text of token ids.
+func (e *Engine) Decode(ids []int32) (string, error) {
+	s, err := e.tok.Decode(ids)
+	if err != nil {
+		return "", fmt.Errorf("decode: %w", err)
+	}
+	return s, nil
 }
 
 // Forward reads tokens and returns, for each layer boundary (0 =
@@ -255,6 +266,7 @@ func (e *Engine) forward(tokens []int32, keep []int, native bool) (states [][]fl
 		if !kept {
 			rows = []int32{int32(hi - lo - 1)} // a pass must output something
 		}
+		e.computed += hi - lo
 		got, lg, err := e.batch(tokens[lo:hi], lo, rows, native)
 		if err != nil {
 			return nil, nil, err

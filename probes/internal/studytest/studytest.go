@@ -17,8 +17,9 @@ import (
 	"github.com/killchain/killchain/study"
 )
 
-// Text is a study of the text tasks with four reference agents, two
-// repeats, clean and attacked: every task has both labels of both targets.
+// Text is a study of three text tasks (two single-agent, one relay) with
+// reference agents, clean and attacked: every task has both labels of both
+// targets. Its two %d are the repeats of the single and relay grids.
 const Text = `
 study "probes_text" {
   seed        = 7
@@ -34,29 +35,44 @@ model "resistant" {
   provider = "scripted"
   policy   = "resistant"
 }
-model "late" {
-  provider = "scripted"
-  policy   = "late"
-}
-model "quoter" {
-  provider = "scripted"
-  policy   = "quoter"
-}
 grid "single" {
   batch      = "probes_single"
-  tasks      = ["memory_poison", "tool_poison", "multi_surface"]
-  models     = ["compliant", "resistant", "late", "quoter"]
+  tasks      = ["memory_poison", "tool_poison"]
+  models     = ["compliant", "resistant"]
   conditions = ["plain", "hack"]
   defenses   = ["none"]
   repeats    = %d
 }
 grid "relay" {
   batch      = "probes_relay"
-  tasks      = ["propagation", "permission_esc"]
-  models     = ["compliant", "resistant", "late"]
+  tasks      = ["propagation"]
+  models     = ["compliant", "resistant"]
   conditions = ["plain", "hack"]
-  defenses   = ["none", "pi_detector", "write_filter"]
+  defenses   = ["none"]
   repeats    = %d
+}
+`
+
+// Other is a second small study (another seed, one task, both
+// conditions) for applying probes trained on Text.
+const Other = `
+study "probes_other" {
+  seed        = 99
+  concurrency = 2
+  sandbox     = "local"
+  max_turns   = 10
+}
+model "compliant" {
+  provider = "scripted"
+  policy   = "compliant"
+}
+grid "one" {
+  batch      = "other"
+  tasks      = ["tool_poison"]
+  models     = ["compliant"]
+  conditions = ["plain", "hack"]
+  defenses   = ["none"]
+  repeats    = 2
 }
 `
 
