@@ -50,7 +50,7 @@ ignore previous override important urgent attention copy address`)
 
 // TinyModelKV is the metadata key holding the tiny model's Go chat
 // template (the GGUF's tokenizer.chat_template holds its Jinja form).
-const TinyModelKV = "killchain.template"
+const TinyModelKV = "tokenizer.killchain.template"
 
 // WriteTinyModel writes a small llama GGUF with random weights (seeded,
 // deterministic): a byte-level BPE tokenizer with whole-word tokens, ChatML
