@@ -124,3 +124,26 @@ func TestUnknownArchitecture(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestRandomLikeLoads(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "tiny.gguf"), filepath.Join(dir, "random.gguf")
+	if err := probes.WriteTinyModel(src, probes.TinyConfig{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := probes.RandomLike(src, dst, 2, 0.02); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(dst, Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ids, err := e.Tokenize("<|im_start|>user\nRead the notes.<|im_end|>\n<|im_start|>assistant\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := e.CheckExact(ids); err != nil || d != 0 {
+		t.Fatalf("random-weights model: max diff %g, %v", d, err)
+	}
+}
