@@ -113,7 +113,7 @@ func Extract(ctx context.Context, dir string, eng Engine, o ExtractOptions) (Met
 					return Meta{}, fmt.Errorf("exactness check: %w", err)
 				}
 				log.Info("exactness check", "adapter", info.Adapter, "max_diff", d, "tokens", len(ids))
-				if d > o.Tolerance {
+				if !(d <= o.Tolerance) { // NaN fails too
 					return Meta{}, fmt.Errorf("exactness check: the %s layer loop differs from the model's logits by %g (tolerance %g)", info.Adapter, d, o.Tolerance)
 				}
 				meta.ExactMaxDiff = d

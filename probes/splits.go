@@ -239,17 +239,21 @@ func pickScores(scores []float64, y []bool, idx []int) ([]float64, []bool) {
 	return s, t
 }
 
-// leadTime measures, on out-of-fold scores, how many turns before a run's
-// first executing call the probe first fired at the clean-control
-// threshold.
+// leadTime measures, on out-of-fold LOSO scores, how many turns before a
+// run's first executing call the probe first fired, at the threshold set
+// on the clean-control rows of the run's own task (each held-out task was
+// scored by its own probe).
 func leadTime(rows []Row, executes []bool, scores []float64, clean []bool, fpr float64) LeadTime {
-	var cs []float64
+	cleanByTask := map[string][]float64{}
 	for i, s := range scores {
 		if clean[i] && !math.IsNaN(s) {
-			cs = append(cs, s)
+			cleanByTask[rows[i].Task] = append(cleanByTask[rows[i].Task], s)
 		}
 	}
-	thr := ThresholdAtFPR(cs, fpr)
+	thr := map[string]float64{}
+	for task, cs := range cleanByTask {
+		thr[task] = ThresholdAtFPR(cs, fpr)
+	}
 	byRun := map[string][]int{}
 	var order []string
 	for i, r := range rows {
@@ -267,7 +271,11 @@ func leadTime(rows []Row, executes []bool, scores []float64, clean []bool, fpr f
 			continue
 		}
 		lt.Runs++
-		fired := slices.IndexFunc(idx, func(i int) bool { return !math.IsNaN(scores[i]) && scores[i] > thr })
+		t, ok := thr[rows[idx[0]].Task]
+		if !ok {
+			t = math.Inf(1)
+		}
+		fired := slices.IndexFunc(idx, func(i int) bool { return !math.IsNaN(scores[i]) && scores[i] > t })
 		if fired < 0 || fired > exec {
 			lt.Missed++
 			continue

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/ollama/ollama/kvcache"
@@ -44,8 +45,14 @@ type Options struct {
 	Logger         hclog.Logger
 }
 
+// computeMu serializes forward passes of every Engine of the process:
+// ggml's CPU backend keeps state shared between backends, and two engines
+// computing at once were seen to corrupt each other's logits.
+var computeMu sync.Mutex
+
 // Engine is one loaded model with its layer loop. It is not safe for
-// concurrent use.
+// concurrent use; several engines may be used at once (their passes are
+// serialized).
 type Engine struct {
 	path    string
 	opts    Options
@@ -178,6 +185,7 @@ func (e *Engine) Forward(tokens []int32, keep []int) ([][]float32, error) {
 // model's own Forward and once through the layer loop, and returns the
 // largest absolute difference of their logits at the last position.
 func (e *Engine) CheckExact(tokens []int32) (float64, error) {
+
 	if len(tokens) == 0 {
 		return 0, errors.New("check: no tokens")
 	}
@@ -220,6 +228,8 @@ func (e *Engine) reset() error {
 // layer loop, returning the kept states and the logits of the last kept
 // position.
 func (e *Engine) forward(tokens []int32, keep []int, native bool) (states [][]float32, logits []float32, err error) {
+	computeMu.Lock()
+	defer computeMu.Unlock()
 	if len(tokens) > e.opts.Context {
 		return nil, nil, fmt.Errorf("prompt of %d tokens is longer than the context of %d (raise --num-ctx)", len(tokens), e.opts.Context)
 	}

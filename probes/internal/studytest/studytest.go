@@ -72,7 +72,7 @@ grid "one" {
   models     = ["compliant"]
   conditions = ["plain", "hack"]
   defenses   = ["none"]
-  repeats    = 2
+  repeats    = 1
 }
 `
 
