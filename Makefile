@@ -15,15 +15,22 @@ help: ## show this help
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-10s %s\n",$$1,$$2}'
 
 .PHONY: build
-build: ## build bin/killchain
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/killchain
+build: build-main build-probes ## build bin/killchain and bin/killchain-probes
+
+.PHONY: build-main
+build-main: ## build bin/killchain (no cgo)
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/killchain
+
+.PHONY: build-probes
+build-probes: ## build bin/killchain-probes (cgo: Ollama's engine; minutes the first time)
+	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/killchain-probes ./cmd/killchain-probes
 
 .PHONY: deps
 deps: ## install the system packages the tests use (poppler-utils)
 	@bash scripts/deps.sh
 
 .PHONY: run
-run: build ## build the sandbox images, run the smoke study ($(STUDY)) into $(OUT), write its report
+run: build-main ## build the sandbox images, run the smoke study ($(STUDY)) into $(OUT), write its report
 	$(BIN) images build
 	rm -rf $(OUT)
 	$(BIN) run --output $(OUT) $(STUDY)
@@ -31,8 +38,9 @@ run: build ## build the sandbox images, run the smoke study ($(STUDY)) into $(OU
 	@echo "report: $(OUT)/report/report.md"
 
 .PHONY: test
-test: deps ## run every test with the race detector
-	$(GO) test -race -count=1 ./...
+test: deps ## run every test with the race detector (the cgo probe engine's without it)
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /probes/engine)
+	CGO_ENABLED=1 $(GO) test -count=1 ./probes/engine/
 
 .PHONY: lint
 lint: ## gofmt and go vet

@@ -124,6 +124,11 @@ func write(dir string, opts Options) error {
 	}
 	extra, extras := an.finish(opts.MaxRunIDs)
 	extra = append(rh.sections(opts.Z), extra...)
+	probeSecs, probeFigs, err := probesReport(dir, !opts.NoFigures)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	extra = append(extra, probeSecs...)
 	secs := buildSections(agg, ev, extra, opts.Z)
 	files, err := renderTables(agg, stats, secs, opts.Z)
 	if err != nil {
@@ -134,6 +139,7 @@ func write(dir string, opts Options) error {
 		if figs, err = buildFigures(agg, extras, opts.Z); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
+		figs = append(figs, probeFigs...)
 		for _, f := range figs {
 			files[filepath.Join(FiguresDir, f.Name+".svg")] = f.SVG
 			files[filepath.Join(FiguresDir, f.Name+".png")] = f.PNG

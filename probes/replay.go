@@ -1,0 +1,180 @@
+package probes
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/tasks"
+	"github.com/killchain/killchain/tools"
+)
+
+// Transcript is the part of transcripts/<run>.json a replay reads.
+type Transcript struct {
+	RunID  string `json:"run_id"`
+	Task   string `json:"task"`
+	Canary string `json:"canary"`
+	Agents []struct {
+		Position string `json:"position"`
+		Role     string `json:"role"`
+		Model    string `json:"model"`
+	} `json:"agents"`
+	Entries []agent.Entry `json:"entries"`
+}
+
+// ReadTranscript reads one transcript file.
+func ReadTranscript(path string) (*Transcript, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	var t Transcript
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	return &t, nil
+}
+
+// Call is one model call of a run, rebuilt from its transcript: the exact
+// request the agent loop handed the model at that step.
+type Call struct {
+	RunID string
+	Agent string // role name
+	Pos   string // "a" or "b"
+	Model string // model block name
+	Step  int    // run-wide step of the turn this call produced
+	// Turn counts the agent's own calls from 0.
+	Turn    int
+	Request agent.Request
+	// ToolCalls are the calls the model made in reply, by tool name.
+	ToolCalls []string
+}
+
+// Calls rebuilds every model call of a run, in order, the way agent.Run
+// builds its requests: the system prompt and the user prompt, then each
+// turn's assistant message and one tool message per call, holding what the
+// model was shown (errors, refusals and blocks included).
+func Calls(t *Transcript) ([]Call, error) {
+	task, ok := tasks.Get(t.Task)
+	if !ok {
+		return nil, fmt.Errorf("run %s: unknown task %q", t.RunID, t.Task)
+	}
+	var calls []Call
+	for i, ag := range t.Agents {
+		if i >= len(task.Roles) {
+			return nil, fmt.Errorf("run %s: agent %s has no role in task %s", t.RunID, ag.Position, t.Task)
+		}
+		var specs []tools.Spec
+		for _, name := range task.Roles[i].Tools {
+			if s, ok := tools.Lookup(name); ok {
+				specs = append(specs, s)
+			}
+		}
+		cs, err := agentCalls(t, ag.Position, ag.Model, specs)
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, cs...)
+	}
+	return calls, nil
+}
+
+// agentCalls rebuilds one agent's calls.
+func agentCalls(t *Transcript, pos, modelName string, specs []tools.Spec) ([]Call, error) {
+	var (
+		system, role string
+		msgs         []agent.Message
+		calls        []Call
+		cur          *agent.Message // the assistant message of the step being read
+		curStep      = -1
+	)
+	// flush closes the step being read: its call saw msgs as they were
+	// before the step's assistant message.
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		calls[len(calls)-1].ToolCalls = names(cur.ToolCalls)
+		cur = nil
+	}
+	toolMsg := func(e agent.Entry, content string, isErr bool) {
+		msgs = append(msgs, agent.Message{Role: agent.RoleTool, Content: content, ToolCallID: e.CallID, ToolName: e.Tool, IsError: isErr})
+	}
+	for _, e := range t.Entries {
+		if e.Pos != pos {
+			continue
+		}
+		role = e.Agent
+		switch e.Kind {
+		case agent.KindSystem:
+			system = e.Text
+		case agent.KindPrompt:
+			msgs = append(msgs, agent.Message{Role: agent.RoleUser, Content: e.Text})
+		case agent.KindThinking, agent.KindNarration:
+			if e.Step != curStep {
+				flush()
+				curStep = e.Step
+				calls = append(calls, Call{
+					RunID: t.RunID, Agent: role, Pos: pos, Model: modelName, Step: e.Step, Turn: len(calls),
+					Request: agent.Request{System: system, Messages: append([]agent.Message(nil), msgs...), Tools: specs},
+				})
+				msgs = append(msgs, agent.Message{Role: agent.RoleAssistant})
+				cur = &msgs[len(msgs)-1]
+			}
+			if e.Kind == agent.KindThinking {
+				cur.Thinking = e.Text
+			} else {
+				cur.Content = e.Text
+			}
+		case agent.KindToolCall:
+			if cur == nil || e.Step != curStep {
+				return nil, fmt.Errorf("run %s: tool call at step %d outside a turn", t.RunID, e.Step)
+			}
+			// Tool messages follow the assistant message: re-point cur
+			// at it, since msgs may have grown.
+			idx := assistantIndex(msgs)
+			msgs[idx].ToolCalls = append(msgs[idx].ToolCalls, agent.ToolCall{ID: e.CallID, Name: e.Tool, Arguments: e.Args})
+			cur = &msgs[idx]
+		case agent.KindToolResult:
+			text := e.Text
+			if e.IsError && !strings.HasPrefix(text, "error: ") {
+				text = "error: " + text // the loop's own errors (unknown tool, bad arguments)
+			}
+			toolMsg(e, text, e.IsError)
+		case agent.KindRefused:
+			toolMsg(e, "error: "+e.Text, true)
+		case agent.KindDefense:
+			switch {
+			case e.IsError: // a write whose key the filter removed
+				toolMsg(e, "error: "+e.Text, true)
+			case strings.HasPrefix(e.Text, "blocked: "): // a call a checker blocked
+				toolMsg(e, "error: blocked by "+e.Defense+": "+strings.TrimPrefix(e.Text, "blocked: "), true)
+			}
+		}
+		if cur != nil {
+			cur = &msgs[assistantIndex(msgs)]
+		}
+	}
+	flush()
+	return calls, nil
+}
+
+// assistantIndex is the index of the last assistant message.
+func assistantIndex(msgs []agent.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == agent.RoleAssistant {
+			return i
+		}
+	}
+	return -1
+}
+
+func names(tcs []agent.ToolCall) []string {
+	var out []string
+	for _, tc := range tcs {
+		out = append(out, tc.Name)
+	}
+	return out
+}
