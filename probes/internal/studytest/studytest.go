@@ -150,7 +150,9 @@ func Run(t testing.TB, src string, rec *Recorder) string {
 	out := filepath.Join(dir, "out")
 	models := func(m *study.Model) (agent.Model, error) {
 		sm, err := scripted.New(m.Policy)
-		if err != nil || rec == nil {
+		// The classifier answers pi_detector, not an agent: its calls
+		// are no agent turns to replay.
+		if err != nil || rec == nil || m.Policy == scripted.Classifier {
 			return sm, err
 		}
 		return recording{m: sm, r: rec}, nil
