@@ -26,7 +26,7 @@ build-probes: ## build bin/killchain-probes (cgo: Ollama's engine; minutes the f
 	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/killchain-probes ./cmd/killchain-probes
 
 .PHONY: deps
-deps: ## install the system packages the tests use (poppler-utils)
+deps: ## install the system packages the tests use (poppler-utils, speech programs, chromium)
 	@bash scripts/deps.sh
 
 .PHONY: run
@@ -43,6 +43,7 @@ test: deps ## run every test with the race detector (the cgo probe engine's with
 	CGO_ENABLED=1 $(GO) test -count=1 ./probes/engine/
 
 .PHONY: lint
-lint: ## gofmt and go vet
+lint: ## gofmt, go vet, and go.mod tidy
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff || { echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
