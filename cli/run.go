@@ -10,7 +10,6 @@ import (
 	"github.com/killchain/killchain/models/limits"
 	"github.com/killchain/killchain/results"
 	"github.com/killchain/killchain/runner"
-	"github.com/killchain/killchain/study"
 )
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -64,26 +63,8 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 				}
 				file = filepath.Join(file, results.StudyFile)
 			}
-			s, ok := study.LoadAndReport(file, g.stderr)
-			if !ok {
-				return errSilent
-			}
-			if sandbox != "" {
-				s.Sandbox = sandbox
-			}
-			sel, err := subset.selection(cmd, s, g.stderr)
+			s, sel, _, _, err := loadPlan(cmd, g, file, sandbox, &subset, true)
 			if err != nil {
-				return err
-			}
-			plan, err := s.Plan()
-			if err != nil {
-				return err
-			}
-			selected, err := apply(sel, plan, g.stderr)
-			if err != nil {
-				return err
-			}
-			if err := checkBackend(s, selected); err != nil {
 				return err
 			}
 			if err := gf.check(); err != nil {

@@ -113,3 +113,36 @@ func writeRunIDs(w io.Writer, runs []study.Run) error {
 	}
 	return nil
 }
+
+// loadPlan loads a study file, applies --sandbox and the subset flags, and
+// checks that the backend can run what is selected: the steps plan and run
+// share. It returns the study, the selection (nil for the full study), the
+// full plan and the selected runs. warn prints the max_tokens warnings.
+func loadPlan(cmd *cobra.Command, g *globals, file, sandbox string, subset *selectFlags, warn bool) (*study.Study, *study.Selection, []study.Run, []study.Run, error) {
+	s, ok := study.LoadAndReport(file, g.stderr)
+	if !ok {
+		return nil, nil, nil, nil, errSilent
+	}
+	if warn {
+		warnTokens(g.stderr, s)
+	}
+	if sandbox != "" {
+		s.Sandbox = sandbox
+	}
+	sel, err := subset.selection(cmd, s, g.stderr)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	plan, err := s.Plan()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	runs, err := apply(sel, plan, g.stderr)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if err := checkBackend(s, runs); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return s, sel, plan, runs, nil
+}

@@ -57,27 +57,8 @@ local backend lacks, unless the subset leaves those tasks out.
 ` + selectionHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, ok := study.LoadAndReport(args[0], g.stderr)
-			if !ok {
-				return errSilent
-			}
-			warnTokens(g.stderr, s)
-			if sandbox != "" {
-				s.Sandbox = sandbox
-			}
-			sel, err := subset.selection(cmd, s, g.stderr)
+			_, sel, plan, runs, err := loadPlan(cmd, g, args[0], sandbox, &subset, true)
 			if err != nil {
-				return err
-			}
-			plan, err := s.Plan()
-			if err != nil {
-				return err
-			}
-			runs, err := apply(sel, plan, g.stderr)
-			if err != nil {
-				return err
-			}
-			if err := checkBackend(s, runs); err != nil {
 				return err
 			}
 			if sel != nil {
