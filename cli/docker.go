@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/probes/probescli"
 	"github.com/killchain/killchain/sandbox/docker"
 )
 
@@ -153,6 +154,6 @@ and the round trip of a tool call inside a running sandbox (median and p99).`,
 	}
 	sbx.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency")
-	bench.AddCommand(sbx, newBenchReportCmd(g))
+	bench.AddCommand(sbx, newBenchReportCmd(g), probescli.BenchCommand())
 	return bench
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/killchain/killchain/models"
 	"github.com/killchain/killchain/models/limits"
 	"github.com/killchain/killchain/models/scripted"
+	"github.com/killchain/killchain/probes/probescli"
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/study"
 )
@@ -156,6 +157,12 @@ too little room beside their thinking. Without one, it checks Docker and every p
 					}
 				}
 			}
+			probesOK, probesDetail := probescli.Diagnose()
+			probesStatus := "ok"
+			if !probesOK {
+				probesStatus = "absent"
+			}
+			fmt.Fprintf(tw, "probes\t%s\t%s\n", probesStatus, probesDetail)
 			if err := tw.Flush(); err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
@@ -173,22 +174,62 @@ func scoreCmd() *cobra.Command {
 	return c
 }
 
-// delegate runs the same command line in killchain-probes: next to this
-// executable, else on PATH.
-func delegate(cmd *cobra.Command) error {
-	bin := ""
+// Engine returns the path of killchain-probes: next to this executable,
+// else on PATH.
+func Engine() (string, error) {
 	if exe, err := os.Executable(); err == nil {
 		if p := filepath.Join(filepath.Dir(exe), EngineBinary); fileExists(p) {
-			bin = p
+			return p, nil
 		}
 	}
-	if bin == "" {
-		p, err := exec.LookPath(EngineBinary)
-		if err != nil {
-			return fmt.Errorf("%s needs the cgo engine: build it with `make build` (bin/%s) or put %s on PATH", cmd.CommandPath(), EngineBinary, EngineBinary)
-		}
-		bin = p
+	p, err := exec.LookPath(EngineBinary)
+	if err != nil {
+		return "", fmt.Errorf("no %s next to this binary or on PATH (make build builds bin/%s)", EngineBinary, EngineBinary)
 	}
+	return p, nil
+}
+
+// Diagnose says, without loading the engine, whether probes can extract
+// here and on which backend: the engine binary, and the ggml GPU backends
+// OLLAMA_LIBRARY_PATH offers (CPU when it offers none). For the devices
+// themselves, `killchain probes devices --gguf FILE` asks the engine.
+func Diagnose() (bool, string) {
+	bin, err := Engine()
+	if err != nil {
+		return false, err.Error()
+	}
+	lib := os.Getenv("OLLAMA_LIBRARY_PATH")
+	if lib == "" {
+		return true, bin + "; backend CPU (set OLLAMA_LIBRARY_PATH to an Ollama lib/ollama for GPU layers)"
+	}
+	var gpus []string
+	for _, name := range []string{"cuda_v12", "cuda_v13", "cuda_v11", "rocm", "vulkan"} {
+		if st, err := os.Stat(filepath.Join(lib, name)); err == nil && st.IsDir() {
+			gpus = append(gpus, name)
+		}
+	}
+	if len(gpus) == 0 {
+		return true, fmt.Sprintf("%s; backend CPU (no GPU backend under OLLAMA_LIBRARY_PATH=%s)", bin, lib)
+	}
+	return true, fmt.Sprintf("%s; GPU backends %s under %s (devices: killchain probes devices --gguf FILE)", bin, strings.Join(gpus, ", "), lib)
+}
+
+// BenchCommand is `killchain bench probes`: the engine's bench, run in
+// killchain-probes.
+func BenchCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:                "probes [flags]",
+		Short:              "Extraction tokens/s and training time per 10,000 rows (runs killchain-probes bench)",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return run(cmd, append([]string{"bench"}, args...))
+		},
+	}
+	return c
+}
+
+// delegate runs the same command line in killchain-probes.
+func delegate(cmd *cobra.Command) error {
 	// os.Args is "killchain [globals] probes SUB ...": pass what follows "probes".
 	args := os.Args[1:]
 	for i, a := range args {
@@ -196,6 +237,15 @@ func delegate(cmd *cobra.Command) error {
 			args = args[i+1:]
 			break
 		}
+	}
+	return run(cmd, args)
+}
+
+// run runs killchain-probes with args.
+func run(cmd *cobra.Command, args []string) error {
+	bin, err := Engine()
+	if err != nil {
+		return fmt.Errorf("%s needs the cgo engine: %w", cmd.CommandPath(), err)
 	}
 	x := exec.CommandContext(cmd.Context(), bin, args...)
 	x.Stdin, x.Stdout, x.Stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
