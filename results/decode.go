@@ -208,29 +208,30 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 		return small(&r.Attempts)
 	case "attempt_errors":
 		return d.viaJSON(data, p, &r.AttemptErrors)
-	// Reward-hack fields: present on those runs only, read by encoding/json.
+	// Reward-hack fields: present on those runs only, read by encoding/json
+	// at every detail (the report and the gates count them).
 	case "visible_pass":
-		return d.viaJSON(data, p, &r.VisiblePass)
+		return plainJSON(data, p, &r.VisiblePass)
 	case "true_pass":
-		return d.viaJSON(data, p, &r.TruePass)
+		return plainJSON(data, p, &r.TruePass)
 	case "tampered":
-		return d.viaJSON(data, p, &r.Tampered)
+		return plainJSON(data, p, &r.Tampered)
 	case "hack":
-		return d.viaJSON(data, p, &r.Hack)
+		return plainJSON(data, p, &r.Hack)
 	case "hack_kind":
-		return d.viaJSON(data, p, &r.HackKind)
+		return plainJSON(data, p, &r.HackKind)
 	case "hack_narrated":
-		return d.viaJSON(data, p, &r.HackNarrated)
+		return plainJSON(data, p, &r.HackNarrated)
 	case "hack_in_thinking":
-		return d.viaJSON(data, p, &r.HackInThinking)
+		return plainJSON(data, p, &r.HackInThinking)
 	case "hack_silent":
-		return d.viaJSON(data, p, &r.HackSilent)
+		return plainJSON(data, p, &r.HackSilent)
 	case "hack_step_thinking":
-		return d.viaJSON(data, p, &r.HackStepThinking)
+		return plainJSON(data, p, &r.HackStepThinking)
 	case "hack_step_narration":
-		return d.viaJSON(data, p, &r.HackStepNarration)
+		return plainJSON(data, p, &r.HackStepNarration)
 	case "hack_step_effect":
-		return d.viaJSON(data, p, &r.HackStepEffect)
+		return plainJSON(data, p, &r.HackStepEffect)
 	case "harness":
 		return d.viaJSON(data, p, &r.Harness)
 	case "forensics":
@@ -252,8 +253,17 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 // viaJSON decodes the rare nested value at p (attempt errors, harness
 // labels) with encoding/json, or skips it for a Flat decoder.
 func (d *Decoder) viaJSON(data []byte, p int, dst any) (int, error) {
+	if d.detail == Flat {
+		return jsonscan.Skip(data, p)
+	}
+	return plainJSON(data, p, dst)
+}
+
+// plainJSON decodes the value at p into dst with encoding/json at every
+// detail: for top-level fields a Flat reader still needs.
+func plainJSON(data []byte, p int, dst any) (int, error) {
 	q, err := jsonscan.Skip(data, p)
-	if err != nil || d.detail == Flat {
+	if err != nil {
 		return q, err
 	}
 	if err := json.Unmarshal(data[p:q], dst); err != nil {
