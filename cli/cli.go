@@ -74,7 +74,13 @@ A study is an HCL file (see hcl/smoke.hcl). Typical use:
   killchain plan hcl/smoke.hcl         show its cells and run counts
   killchain run hcl/smoke.hcl          run it (Ctrl-C stops; --resume finishes it)
   killchain report runs/smoke          write its tables, figures and report.html to runs/smoke/report/
-  killchain doctor hcl/local.hcl       check that Docker and the study's models can be reached`,
+  killchain recount runs/smoke         re-derive every run's stages from its transcript (0 disagreements)
+  killchain doctor hcl/local.hcl       check that Docker and the study's models can be reached
+
+For CI: killchain run --tasks A,B --sample N --junit FILE hcl/ci.hcl judges the study's
+threshold blocks when it ends (exit 99 on a breach; see killchain gate). Stages are
+decided from what each sandbox actually did (its effect log), never from what a model
+asked for.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
