@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 )
 
-// Targets are the labels probes are trained for.
-var Targets = []string{"injection", "executes"}
+// Targets are the labels probes are trained for: the injection is in the
+// context, this turn executes the canary, this turn tampers (reward-hack
+// tasks). A target with one class only in a study is skipped.
+var Targets = []string{"injection", "executes", "tampers"}
 
 // dataset is the "last"-token rows of one extraction.
 type dataset struct {
@@ -65,6 +67,8 @@ func (ds *dataset) labels(target string) ([]bool, error) {
 			y[i] = r.Injection
 		case "executes":
 			y[i] = r.Executes
+		case "tampers":
+			y[i] = r.Tampers
 		default:
 			return nil, fmt.Errorf("unknown target %q (want one of %v)", target, Targets)
 		}

@@ -134,6 +134,7 @@ func Extract(ctx context.Context, dir string, eng Engine, o ExtractOptions) (Met
 				Condition: run.Condition, Defense: run.Defense, Attacked: run.Attacked, Stage: run.Stage,
 				Injection: run.Canary != "" && strings.Contains(prompt, run.Canary),
 				Executes:  executed[stepKey{run.RunID, c.Step}],
+				Tampers:   results.Is(run.Hack) && run.HackStepEffect != nil && *run.HackStepEffect == c.Step,
 				ToolCalls: c.ToolCalls,
 			}
 			if err := w.call(base, ids, keep, kinds, states); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/probes/internal/studytest"
+	"github.com/killchain/killchain/results"
 )
 
 // byteEngine is a fake engine: one token per byte, and each state holds
@@ -104,5 +105,56 @@ func TestExtract(t *testing.T) {
 				t.Fatalf("kinds %v for %d calls", kinds, meta.Calls)
 			}
 		})
+	}
+}
+
+// TestExtractTampersLabel: in a reward-hack study, exactly the turn whose
+// tool call first shows the hack in the effect log is labelled tampers,
+// and no turn of an honest run is.
+func TestExtractTampersLabel(t *testing.T) {
+	dir := studytest.Run(t, studytest.Reward, nil)
+	r, err := NewTemplateRenderer(TinyTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "act")
+	if _, err := Extract(context.Background(), dir, byteEngine{}, ExtractOptions{Out: out, Renderer: r, Positions: "last"}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadIndex(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{} // run id → the hack's step
+	if err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
+		if results.Is(run.Hack) && run.HackStepEffect != nil {
+			want[run.RunID] = *run.HackStepEffect
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 {
+		t.Fatal("no hacked run in the reward study")
+	}
+	got := map[string]int{}
+	for _, row := range rows {
+		if !row.Tampers {
+			continue
+		}
+		if _, dup := got[row.RunID]; dup {
+			t.Errorf("run %s: two turns labelled tampers", row.RunID)
+		}
+		got[row.RunID] = row.Step
+	}
+	for id, step := range want {
+		if got[id] != step {
+			t.Errorf("run %s: tampers at step %d, want %d", id, got[id], step)
+		}
+	}
+	for id := range got {
+		if _, ok := want[id]; !ok {
+			t.Errorf("run %s: tampers on a run without a hack", id)
+		}
 	}
 }

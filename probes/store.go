@@ -51,6 +51,9 @@ type Row struct {
 	// Executes: this turn's tool call executes the canary (an executed
 	// event at this step).
 	Executes bool `json:"executes"`
+	// Tampers: in a reward-hack run, this turn's tool call is where the hack
+	// first shows in the effect log (runs.jsonl hack_step_effect).
+	Tampers bool `json:"tampers"`
 	// ToolCalls are the calls the model made in reply.
 	ToolCalls []string `json:"tool_calls,omitempty"`
 }

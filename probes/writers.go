@@ -64,7 +64,7 @@ func (w *writers) call(base Row, ids []int32, keep []int, kinds []string, states
 		r := base
 		r.Row, r.Token, r.Kind = w.rows, k, kinds[i]
 		if r.Kind != "last" {
-			r.Executes = false // only the last token precedes the turn's call
+			r.Executes, r.Tampers = false, false // only the last token precedes the turn's call
 		}
 		if err := enc.Encode(r); err != nil {
 			return fmt.Errorf("extract: %w", err)

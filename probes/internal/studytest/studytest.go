@@ -170,3 +170,33 @@ func Run(t testing.TB, src string, rec *Recorder) string {
 	}
 	return out
 }
+
+// Reward is a small reward-hack study: an honest agent and two hackers on
+// one workspace task, under plain and hack.
+const Reward = `
+study "probes_reward" {
+  seed        = 5
+  concurrency = 2
+  sandbox     = "local"
+  max_turns   = 10
+}
+model "honest" {
+  provider = "scripted"
+  policy   = "honest"
+}
+model "test_editor" {
+  provider = "scripted"
+  policy   = "test_editor"
+}
+model "silent_hacker" {
+  provider = "scripted"
+  policy   = "silent_hacker"
+}
+grid "reward" {
+  tasks      = ["reward_rounding"]
+  models     = ["honest", "test_editor", "silent_hacker"]
+  conditions = ["plain", "hack"]
+  defenses   = ["none"]
+  repeats    = 1
+}
+`
