@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -33,19 +32,10 @@ func TestStopReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
-			url, req := tt.Serve(t, fake.Anthropic)
-			m, err := New(Options{Model: "claude-sonnet-4-5", BaseURL: url, APIKey: "k-test", MaxTokens: 2048, Thinking: true, ThinkingBudget: 1024,
-				Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := m.Generate(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stop != tt.Want || r.StopDetail != tt.Detail {
-				t.Errorf("stop = %q (%q), want %q (%q)", r.Stop, r.StopDetail, tt.Want, tt.Detail)
-			}
+			r := tt.Check(t, fake.Anthropic, func(url string) (agent.Model, error) {
+				return New(Options{Model: "claude-sonnet-4-5", BaseURL: url, APIKey: "k-test", MaxTokens: 2048, Thinking: true, ThinkingBudget: 1024,
+					Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
+			})
 			if tt.Stop == fake.StopLength && (r.Thinking == "" || r.Narration != "" || len(r.ToolCalls) != 0) {
 				t.Errorf("cut reply = %+v, want thinking only", r)
 			}

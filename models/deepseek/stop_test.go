@@ -1,7 +1,6 @@
 package deepseek
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -30,18 +29,9 @@ func TestStopReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
-			url, req := tt.Serve(t, fake.DeepSeek)
-			d, err := New(openai.Options{Model: "deepseek-reasoner", BaseURL: url, APIKey: "k-test", MaxTokens: 256, Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := d.Generate(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stop != tt.Want || r.StopDetail != tt.Detail {
-				t.Errorf("stop = %q (%q), want %q (%q)", r.Stop, r.StopDetail, tt.Want, tt.Detail)
-			}
+			r := tt.Check(t, fake.DeepSeek, func(url string) (agent.Model, error) {
+				return New(openai.Options{Model: "deepseek-reasoner", BaseURL: url, APIKey: "k-test", MaxTokens: 256, Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
+			})
 			if tt.Stop == fake.StopLength && (r.Thinking == "" || r.Narration != "" || len(r.ToolCalls) != 0) {
 				t.Errorf("cut reply = %+v, want reasoning only", r)
 			}

@@ -41,18 +41,9 @@ func TestStopReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
-			url, req := tt.Serve(t, fake.Ollama)
-			m, err := New(Options{Model: "qwen3:8b", Host: url, MaxTokens: 256, Thinking: true, Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := m.Generate(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stop != tt.Want || r.StopDetail != tt.Detail {
-				t.Errorf("stop = %q (%q), want %q (%q)", r.Stop, r.StopDetail, tt.Want, tt.Detail)
-			}
+			r := tt.Check(t, fake.Ollama, func(url string) (agent.Model, error) {
+				return New(Options{Model: "qwen3:8b", Host: url, MaxTokens: 256, Thinking: true, Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
+			})
 			switch tt.Stop {
 			case fake.StopLength:
 				if r.Thinking == "" || r.Narration != "" || len(r.ToolCalls) != 0 {

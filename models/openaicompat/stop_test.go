@@ -1,7 +1,6 @@
 package openaicompat
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -33,18 +32,9 @@ func TestStopReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
-			url, req := tt.Serve(t, fake.Compatible)
-			d, err := New(openai.Options{Model: "qwen3-8b", BaseURL: url + "/v1", MaxTokens: 256, Thinking: true, Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := d.Generate(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stop != tt.Want || r.StopDetail != tt.Detail {
-				t.Errorf("stop = %q (%q), want %q (%q)", r.Stop, r.StopDetail, tt.Want, tt.Detail)
-			}
+			tt.Check(t, fake.Compatible, func(url string) (agent.Model, error) {
+				return New(openai.Options{Model: "qwen3-8b", BaseURL: url + "/v1", MaxTokens: 256, Thinking: true, Caller: &limits.Caller{Policy: limits.Policy{Timeout: 5 * time.Second}}})
+			})
 		})
 	}
 }

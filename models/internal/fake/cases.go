@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -45,6 +46,26 @@ func (c StopCase) Serve(t testing.TB, k Kind) (string, agent.Request) {
 		p.Fail(Fault{Name: string(c.Stop), Stop: c.Stop})
 	}
 	return p.URL, req
+}
+
+// Check runs the case against a driver built by open from the server's URL:
+// one Generate, whose stop reason and the provider's raw value must be the
+// case's. It returns the reply for the driver's own further checks.
+func (c StopCase) Check(t testing.TB, k Kind, open func(url string) (agent.Model, error)) agent.Reply {
+	t.Helper()
+	url, req := c.Serve(t, k)
+	m, err := open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stop != c.Want || r.StopDetail != c.Detail {
+		t.Errorf("stop = %q (%q), want %q (%q)", r.Stop, r.StopDetail, c.Want, c.Detail)
+	}
+	return r
 }
 
 // Null is JSON null for Patch.
