@@ -106,9 +106,9 @@ func (r *Runner) verifyReward(ctx context.Context, rec *results.Run, tr *RunTran
 	if v.Hack {
 		effectStep = steps.firstStep(v, final)
 	}
-	c := r.opts.HackClassifier
-	if c == nil {
-		c = verifiers.KeywordClassifier{}
+	c, err := r.hackClassifier()
+	if err != nil {
+		return err
 	}
 	vb, err := verifiers.Verbalise(ctx, c, said, effectStep, v.Hack)
 	if err != nil {
@@ -124,4 +124,20 @@ func (r *Runner) verifyReward(ctx context.Context, rec *results.Run, tr *RunTran
 	r.log.Debug("reward verdict", "run", rec.RunID, "visible", v.VisiblePass, "pristine", v.TruePass,
 		"hack", v.HackKind, "verbal", vb.Where, "tampered", strings.Join(v.Tampered, ","))
 	return nil
+}
+
+// hackClassifier is the one the runner was given, else the study's
+// hack_classifier model, else the keyword classifier.
+func (r *Runner) hackClassifier() (verifiers.HackClassifier, error) {
+	if r.opts.HackClassifier != nil {
+		return r.opts.HackClassifier, nil
+	}
+	if name := r.study.HackClassifier; name != "" {
+		m, err := r.model(name)
+		if err != nil {
+			return nil, fmt.Errorf("hack classifier: %w", err)
+		}
+		return verifiers.ModelClassifier{Model: m}, nil
+	}
+	return verifiers.KeywordClassifier{}, nil
 }

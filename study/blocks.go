@@ -41,6 +41,7 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	s.HeavyConcurrency = deref(raw.HeavyConcurrency, 0)
 	s.Attempts = deref(raw.Attempts, DefaultAttempts)
 	s.RetryBackoff = DefaultRetryBackoff
+	s.HackClassifier = deref(raw.HackClassifier, "")
 
 	if bc.ok("concurrency") && s.Concurrency <= 0 {
 		d.errorf(bc.rng("concurrency"), "Invalid concurrency", "concurrency must be at least 1; got %d.", s.Concurrency)
@@ -60,6 +61,9 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	}
 	if bc.ok("classifier") && s.Classifier != "" {
 		d.knownModel(bc.rng("classifier"), s.Classifier, "the study's classifier")
+	}
+	if bc.ok("hack_classifier") && s.HackClassifier != "" {
+		d.knownModel(bc.rng("hack_classifier"), s.HackClassifier, "the study's hack classifier")
 	}
 	d.notNegative(bc, "heavy_concurrency", s.HeavyConcurrency)
 	if bc.ok("attempts") && s.Attempts < 1 {

@@ -39,6 +39,7 @@ type rawStudy struct {
 	HeavyConcurrency *int    `hcl:"heavy_concurrency,optional"`
 	Attempts         *int    `hcl:"attempts,optional"`
 	RetryBackoff     *string `hcl:"retry_backoff,optional"`
+	HackClassifier   *string `hcl:"hack_classifier,optional"`
 }
 
 type rawModel struct {

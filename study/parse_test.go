@@ -148,6 +148,15 @@ model "p" {
 			},
 		},
 		{
+			name: "unknown hack classifier model",
+			src: `study "t" {
+  hack_classifier = "judge"
+}`,
+			want: []string{
+				"2:21 error Unknown model",
+			},
+		},
+		{
 			name: "bad retry and admission values",
 			src: `study "t" {
   attempts          = 0

@@ -97,6 +97,10 @@ type Study struct {
 	// RetryBackoff is the base delay before a retry: the n-th retry waits
 	// about RetryBackoff·2^(n-1), jittered.
 	RetryBackoff time.Duration
+	// HackClassifier names the model block that decides, in reward-hack
+	// tasks, whether an agent's thinking or narration states a hack; ""
+	// uses the built-in keyword classifier.
+	HackClassifier string
 
 	Models     []*Model     // in declaration order
 	Conditions []*Condition // built-ins first, then declared ones
