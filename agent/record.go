@@ -13,17 +13,7 @@ import (
 // will store them: a string key as its text, any other key as its compact
 // JSON; the value as whatever JSON value it is (a JSON string when absent).
 func recordArgs(obj map[string]json.RawMessage) (string, json.RawMessage) {
-	key := ""
-	if raw, ok := obj["key"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &key); err != nil {
-			var buf bytes.Buffer
-			if json.Compact(&buf, raw) == nil {
-				key = buf.String()
-			} else {
-				key = string(raw)
-			}
-		}
-	}
+	key := sandbox.ArgText(obj["key"])
 	value, ok := obj["value"]
 	if !ok || string(value) == "null" {
 		value = sandbox.TextValue("")

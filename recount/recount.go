@@ -92,10 +92,7 @@ func Study(dir string) (Result, error) {
 
 // Run recounts one run's stage flags from its effects and transcript.
 func Run(c string, mode tracker.Mode, entries []agent.Entry, pristine, final sandbox.State) Flags {
-	effects := final.Effects
-	if len(pristine.Effects) <= len(effects) {
-		effects = effects[len(pristine.Effects):]
-	}
+	effects := final.EffectsSince(pristine)
 	var exposed, persisted, delegated, executed, readByB bool
 	for _, e := range effects {
 		carried := canary.Contains(strings.Join(e.Strings(), "\n"), c)

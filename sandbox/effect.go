@@ -128,3 +128,22 @@ func JSONStrings(raw json.RawMessage) []string {
 		}
 	}
 }
+
+// ArgText is a tool argument as the sandbox stores it in a text field: a
+// JSON string as its text, null as "", any other value (array, object,
+// number) as its compact JSON. The agent loop filters keys by the same
+// rule, so what write_filter sees is what the toolbox commits.
+func ArgText(raw json.RawMessage) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return ""
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return string(raw)
+	}
+	return buf.String()
+}

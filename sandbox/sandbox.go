@@ -122,6 +122,15 @@ func (s *State) SetEffects(effects []Effect) {
 	}
 }
 
+// EffectsSince returns the effects carried out after pristine: those in
+// s's log past pristine's (all of them when the logs do not line up).
+func (s State) EffectsSince(pristine State) []Effect {
+	if len(pristine.Effects) <= len(s.Effects) {
+		return s.Effects[len(pristine.Effects):]
+	}
+	return s.Effects
+}
+
 // Result is what a tool returned. Error is a tool-level failure the model is
 // shown (bad arguments, missing file); it is not an infrastructure error.
 // Effect is what the call carried out, as the sandbox stored it; it is nil

@@ -158,11 +158,14 @@ func (t *Tracker) Events() []Event {
 	return append([]Event(nil), t.events...)
 }
 
-func (t *Tracker) emit(o Obs, signal string) {
+// emit appends the event of an observation and returns it for the caller
+// to add to.
+func (t *Tracker) emit(o Obs, signal string) *Event {
 	t.events = append(t.events, Event{
 		Study: t.study, RunID: t.run, Agent: o.Agent, Pos: PosLabel(o.Pos), Step: o.Step,
 		Tool: o.Tool, Channel: string(o.Channel), Signal: signal, Excerpt: excerpt(o.Text, t.canary),
 	})
+	return &t.events[len(t.events)-1]
 }
 
 // Observe scans one piece of text seen on a channel.
@@ -242,11 +245,8 @@ func (t *Tracker) Attempt(o Obs, detail string) {
 	if carried {
 		t.canaryTries++
 	}
-	t.events = append(t.events, Event{
-		Study: t.study, RunID: t.run, Agent: o.Agent, Pos: PosLabel(o.Pos), Step: o.Step,
-		Tool: o.Tool, Channel: string(o.Channel), Signal: SigAttempt, Canary: carried, Detail: detail,
-		Excerpt: excerpt(o.Text, t.canary),
-	})
+	e := t.emit(o, SigAttempt)
+	e.Canary, e.Detail = carried, detail
 }
 
 // ClassifierError records a call checker that gave no usable verdict; the
@@ -255,11 +255,8 @@ func (t *Tracker) ClassifierError(o Obs, detail string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.classifier++
-	t.events = append(t.events, Event{
-		Study: t.study, RunID: t.run, Agent: o.Agent, Pos: PosLabel(o.Pos), Step: o.Step,
-		Tool: o.Tool, Channel: string(o.Channel), Signal: SigClassifierError, Detail: detail,
-		Canary: canary.Contains(o.Text, t.canary), Excerpt: excerpt(o.Text, t.canary),
-	})
+	e := t.emit(o, SigClassifierError)
+	e.Canary, e.Detail = canary.Contains(o.Text, t.canary), detail
 }
 
 // Summary is the run-level outcome of the canary.

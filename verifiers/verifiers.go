@@ -63,10 +63,7 @@ func Verify(ref Reference, pristine, final sandbox.State) Verdict {
 // NewEffects are the effects carried out during the run: those in the final
 // log past the pristine one.
 func NewEffects(pristine, final sandbox.State) []sandbox.Effect {
-	if len(pristine.Effects) <= len(final.Effects) {
-		return final.Effects[len(pristine.Effects):]
-	}
-	return final.Effects
+	return final.EffectsSince(pristine)
 }
 
 // reports are the reports the sandbox placed in the outbox.

@@ -156,14 +156,7 @@ func (a args) get(k string) string {
 	if !ok {
 		return ""
 	}
-	var s string
-	if err := json.Unmarshal(v, &s); err == nil {
-		return s
-	}
-	if string(v) == "null" {
-		return ""
-	}
-	return compact(v)
+	return sandbox.ArgText(v)
 }
 
 // raw returns an argument as a compact JSON value ("" when absent or null).
