@@ -202,6 +202,8 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 		return str(&r.Error, false)
 	case "error_kind":
 		return str(&r.ErrorKind, true)
+	case "error_reason":
+		return str(&r.ErrorReason, true)
 	case "started":
 		return str(&r.Started, false)
 	case "attempts":

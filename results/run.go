@@ -68,7 +68,11 @@ type Run struct {
 	// ErrorKind is "provider", "truncated", "refused", "sandbox", "defense"
 	// or "internal" when Error is set.
 	ErrorKind string `json:"error_kind,omitempty"`
-	Started   string `json:"started"`
+	// ErrorReason is a sandbox error's fault when the backend named one
+	// (sandbox.Fault: "unschedulable", "image", "start", "oom_killed",
+	// "evicted", "exited", "timeout").
+	ErrorReason string `json:"error_reason,omitempty"`
+	Started     string `json:"started"`
 	// Attempts is how many tries the run took, this line's included: 1
 	// unless an earlier try failed with a sandbox or provider error and the
 	// run was retried in a fresh sandbox with a fresh canary. 0 on lines
@@ -109,6 +113,8 @@ type AttemptError struct {
 	// Kind is the error kind, as in Run.ErrorKind ("sandbox" or "provider").
 	Kind  string `json:"kind"`
 	Error string `json:"error"`
+	// Reason is a sandbox error's fault, as in Run.ErrorReason.
+	Reason string `json:"reason,omitempty"`
 	// Canary is the try's canary ("" for a clean run); it is never reused.
 	Canary     string `json:"canary,omitempty"`
 	Started    string `json:"started"`

@@ -68,6 +68,9 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	out := outcome{transcript: tr}
 	fail := func(kind string, err error) outcome {
 		rec.Error, rec.ErrorKind = err.Error(), kind
+		if kind == "sandbox" {
+			rec.ErrorReason = string(sandbox.FaultOf(err))
+		}
 		tr.Error = rec.Error
 		rec.DurationMS = time.Since(start).Milliseconds()
 		out.run, out.events = rec, trk.Events()

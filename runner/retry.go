@@ -81,7 +81,7 @@ func (r *Runner) attempt(ctx context.Context, pr study.Run, canaries *canary.Set
 		if out.run.Error == "" || ctx.Err() != nil || n >= tries || !retryable(out.run.ErrorKind) {
 			return out, nil
 		}
-		failed = append(failed, results.AttemptError{Kind: out.run.ErrorKind, Error: out.run.Error,
+		failed = append(failed, results.AttemptError{Kind: out.run.ErrorKind, Error: out.run.Error, Reason: out.run.ErrorReason,
 			Canary: tok, Started: out.run.Started, DurationMS: out.run.DurationMS})
 		wait := backoff(r.study.RetryBackoff, n, rand.Float64)
 		log.Warn("run attempt failed, retrying", "attempt", n, "attempts", tries, "kind", out.run.ErrorKind, "error", out.run.Error, "backoff", wait)

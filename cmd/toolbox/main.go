@@ -7,6 +7,7 @@
 // Usage:
 //
 //	toolbox serve [-state /work] [-pristine /snapshot] [-synth ARGV] [-asr ARGV] [-allow-probe]
+//	toolbox wait
 //	toolbox version
 //
 // The container has no network and no environment from the host; the
@@ -35,7 +36,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: toolbox serve|version [flags]")
+		fmt.Fprintln(stderr, "usage: toolbox serve|wait|version [flags]")
 		return 2
 	}
 	switch args[0] {
@@ -44,6 +45,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	case probeChild:
 		return runProbeChild()
+	case "wait":
+		// A pod's main process: the host execs "serve" beside it, and the
+		// pod ends when it is deleted (SIGTERM).
+		<-ctx.Done()
+		return 0
 	case "serve":
 	default:
 		fmt.Fprintf(stderr, "toolbox: unknown command %q\n", args[0])

@@ -78,6 +78,16 @@ func probe(cfg config, name string, arg int) (wire.ProbeResult, error) {
 		res.Count = allocate(arg)
 	case "env":
 		res.Lines = os.Environ()
+	case "secrets":
+		// Every file where an orchestrator mounts credentials.
+		for _, dir := range []string{"/var/run/secrets", "/run/secrets"} {
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					res.Lines = append(res.Lines, p)
+				}
+				return nil
+			})
+		}
 	case "sleep":
 		time.Sleep(time.Duration(arg) * time.Second)
 	default:

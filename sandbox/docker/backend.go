@@ -153,43 +153,70 @@ func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, e
 }
 
 func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
+	p, err := b.Prepare(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	log := b.log.With("run", env.Run, "task", env.Task)
+	s, err := b.start(ctx, p.Image, map[string]string{LabelStudy: env.Study, LabelRun: env.Run, LabelTask: env.Task}, p.Command, env.Run, log)
+	if err != nil {
+		return nil, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
+	}
+	var ok bool
+	if err := s.request(ctx, p.Request(), &ok); err != nil {
+		s.Close(ctx)
+		return nil, fmt.Errorf("docker sandbox %s: prepare: %w", env.Run, err)
+	}
+	return s, nil
+}
+
+// Prepared is what a run's sandbox starts from: its task's snapshot image,
+// the toolbox command line for that image, and what the run's environment
+// adds to the snapshot. The Kubernetes backend starts its pods from it too.
+type Prepared struct {
+	Image   string   // snapshot image reference, killchain/snapshot:<task>-<hash>
+	ImageID string   // its image ID
+	Base    string   // imagebuild name of the image the snapshot is built on
+	Command []string // toolbox argv, /toolbox serve …
+	Plant   sandbox.Env
+	Remove  []string // fixture paths the run lacks
+}
+
+// Request is the prepare request that plants the run's environment.
+func (p Prepared) Request() wire.Request {
+	plant := p.Plant
+	return wire.Request{Op: wire.OpPrepare, Env: &plant, Remove: p.Remove}
+}
+
+// Prepare finds the image a run needs (the shell or audio image where the
+// task needs one), builds its task's snapshot once, and returns what to
+// start and plant.
+func (b *Backend) Prepare(ctx context.Context, env sandbox.Env) (Prepared, error) {
 	if env.Run == "" || env.Task == "" {
-		return nil, errors.New("docker sandbox: env needs a run and a task")
+		return Prepared{}, errors.New("docker sandbox: env needs a run and a task")
 	}
 	base := imagebuild.Toolbox
-	var cmd []string
 	if len(env.Speech) > 0 {
 		if b.opts.Audio == nil {
-			return nil, fmt.Errorf("docker sandbox %s: task %s speaks, but no audio image is configured", env.Run, env.Task)
+			return Prepared{}, fmt.Errorf("docker sandbox %s: task %s speaks, but no audio image is configured", env.Run, env.Task)
 		}
 		base = b.opts.Audio.Image
 	}
 	if env.Shell {
 		if b.opts.ShellImage == "" {
-			return nil, fmt.Errorf("docker sandbox %s: task %s runs shell commands, but no shell image is configured", env.Run, env.Task)
+			return Prepared{}, fmt.Errorf("docker sandbox %s: task %s runs shell commands, but no shell image is configured", env.Run, env.Task)
 		}
 		if len(env.Speech) > 0 && base != b.opts.ShellImage {
-			return nil, fmt.Errorf("docker sandbox %s: task %s needs speech and a shell in one image, but they are %s and %s", env.Run, env.Task, base, b.opts.ShellImage)
+			return Prepared{}, fmt.Errorf("docker sandbox %s: task %s needs speech and a shell in one image, but they are %s and %s", env.Run, env.Task, base, b.opts.ShellImage)
 		}
 		base = b.opts.ShellImage
 	}
-	cmd = b.command(base)
 	snap, err := b.snapshot(ctx, env.Task, base)
 	if err != nil {
-		return nil, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
+		return Prepared{}, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
 	}
 	plant, remove := snap.diff(env)
-	log := b.log.With("run", env.Run, "task", env.Task)
-	s, err := b.start(ctx, snap.ref, map[string]string{LabelStudy: env.Study, LabelRun: env.Run, LabelTask: env.Task}, cmd, env.Run, log)
-	if err != nil {
-		return nil, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
-	}
-	var ok bool
-	if err := s.request(ctx, wire.Request{Op: wire.OpPrepare, Env: &plant, Remove: remove}, &ok); err != nil {
-		s.Close(ctx)
-		return nil, fmt.Errorf("docker sandbox %s: prepare: %w", env.Run, err)
-	}
-	return s, nil
+	return Prepared{Image: snap.ref, ImageID: snap.id, Base: base, Command: b.command(base), Plant: plant, Remove: remove}, nil
 }
 
 // command is the toolbox command line for containers of base.

@@ -14,9 +14,8 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/docker/wire"
-	"github.com/killchain/killchain/tools"
+	"github.com/killchain/killchain/sandbox/stream"
 )
 
 // Errors a sandbox reports when it fails; the run is then a sandbox error,
@@ -24,8 +23,8 @@ import (
 var (
 	ErrOOMKilled = errors.New("sandbox container was killed by the out-of-memory killer")
 	ErrExited    = errors.New("sandbox container exited")
-	ErrTimeout   = errors.New("sandbox did not answer in time")
-	ErrClosed    = errors.New("sandbox is closed")
+	ErrTimeout   = stream.ErrTimeout
+	ErrClosed    = stream.ErrClosed
 )
 
 // Sandbox is one run's container, attached to over its stdin/stdout.
@@ -35,7 +34,7 @@ type Sandbox struct {
 	name string
 	run  string
 	log  hclog.Logger
-	conn *conn
+	conn *stream.Conn
 
 	closing   atomic.Bool
 	closeOnce sync.Once
@@ -79,67 +78,12 @@ func (s *Sandbox) probe(ctx context.Context, name string, arg int) (wire.ProbeRe
 	return res, err
 }
 
-// request sends req and decodes the result into out. A sandbox that died,
-// was OOM-killed or did not answer within CallTimeout gives an error that
-// says so. Heavy requests (speech synthesis at prepare, tools.IsHeavy
-// calls) first wait for a slot of the backend's admission limiter; the
-// CallTimeout clock starts when the request is admitted and sent.
+// request sends req and decodes the result into out (see stream.Client):
+// heavy requests wait for a slot of the backend's admission limiter, and
+// CallTimeout starts when the request is admitted and sent.
 func (s *Sandbox) request(ctx context.Context, req wire.Request, out any) error {
-	c := admit.Call{What: string(req.Op), Heavy: heavy(req), Timeout: s.b.opts.CallTimeout}
-	if req.Tool != "" {
-		c.What += " " + req.Tool
-	}
-	return s.b.limit.Run(ctx, c, func(cctx context.Context) error {
-		return s.exchange(ctx, cctx, req, out)
-	})
-}
-
-// heavy reports whether a request keeps a CPU busy for long.
-func heavy(req wire.Request) bool {
-	switch req.Op {
-	case wire.OpPrepare:
-		return req.Env != nil && len(req.Env.Speech) > 0
-	case wire.OpCall:
-		return tools.IsHeavy(req.Tool)
-	}
-	return false
-}
-
-// exchange sends an admitted request and waits for its answer. cctx is ctx
-// with the call's deadline; its cause tells a timeout from a cancelled run.
-func (s *Sandbox) exchange(ctx, cctx context.Context, req wire.Request, out any) error {
-	id, ch, err := s.conn.send(req)
-	if err != nil {
-		return fmt.Errorf("sandbox %s: %s: %w", s.run, req.Op, err)
-	}
-	select {
-	case resp := <-ch:
-		if resp.Error != "" {
-			return fmt.Errorf("sandbox %s: %s: %s", s.run, req.Op, resp.Error)
-		}
-		if err := json.Unmarshal(resp.Result, out); err != nil {
-			return fmt.Errorf("sandbox %s: %s: decode result: %w", s.run, req.Op, err)
-		}
-		return nil
-	case <-s.conn.done:
-		// The stream may have delivered the answer just before it ended.
-		select {
-		case resp := <-ch:
-			if resp.Error == "" && json.Unmarshal(resp.Result, out) == nil {
-				return nil
-			}
-		default:
-		}
-		return fmt.Errorf("sandbox %s: %s: %w", s.run, req.Op, s.conn.ended)
-	case <-cctx.Done():
-		if ctx.Err() != nil {
-			s.conn.abandon(id, fmt.Errorf("%w: an earlier request was cancelled", ErrClosed))
-			return ctx.Err()
-		}
-		err := fmt.Errorf("%w (%s after %s)", ErrTimeout, req.Op, s.b.opts.CallTimeout)
-		s.conn.abandon(id, err)
-		return fmt.Errorf("sandbox %s: %w", s.run, err)
-	}
+	c := stream.Client{Conn: s.conn, Run: s.run, Limiter: s.b.limit, Timeout: s.b.opts.CallTimeout}
+	return c.Request(ctx, req, out)
 }
 
 // diagnose explains why the stream of container id ended: OOM kill, exit
@@ -162,18 +106,18 @@ func (b *Backend) diagnose(id string, streamErr error, stderr string) error {
 	}
 	ins, err := b.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 	if err != nil {
-		return fmt.Errorf("%w: connection lost and container gone (%v)%s", ErrExited, err, detail)
+		return sandbox.Failf(sandbox.FaultExited, "%w: connection lost and container gone (%v)%s", ErrExited, err, detail)
 	}
 	st := ins.Container.State
 	switch {
 	case st == nil:
 	case st.OOMKilled:
-		return fmt.Errorf("%w (memory limit %d MiB, exit code %d)%s", ErrOOMKilled, b.opts.MemoryMB, st.ExitCode, detail)
+		return sandbox.Failf(sandbox.FaultOOMKilled, "%w (memory limit %d MiB, exit code %d)%s", ErrOOMKilled, b.opts.MemoryMB, st.ExitCode, detail)
 	case !st.Running:
-		return fmt.Errorf("%w with code %d (%s)%s", ErrExited, st.ExitCode, st.Status, detail)
+		return sandbox.Failf(sandbox.FaultExited, "%w with code %d (%s)%s", ErrExited, st.ExitCode, st.Status, detail)
 	}
 	if streamErr != nil {
-		return fmt.Errorf("%w: connection lost: %v%s", ErrExited, streamErr, detail)
+		return sandbox.Failf(sandbox.FaultExited, "%w: connection lost: %v%s", ErrExited, streamErr, detail)
 	}
 	return fmt.Errorf("%w: connection closed%s", ErrClosed, detail)
 }
@@ -184,7 +128,7 @@ func (b *Backend) diagnose(id string, streamErr error, stderr string) error {
 func (s *Sandbox) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
-		s.conn.close()
+		s.conn.Close()
 		s.closeErr = s.b.remove(ctx, s.id)
 		s.b.forget(s)
 		s.log.Debug("sandbox removed", "error", s.closeErr)

@@ -1,0 +1,181 @@
+package kubernetes
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"k8s.io/client-go/rest"
+
+	"github.com/killchain/killchain/sandbox/admit"
+	"github.com/killchain/killchain/sandbox/docker"
+)
+
+// How snapshot images reach the cluster's nodes.
+const (
+	// ImagesRegistry pushes each snapshot image to Options.Registry and
+	// starts pods from it by digest.
+	ImagesRegistry = "registry"
+	// ImagesImport pipes each snapshot image (a docker save archive) into
+	// Options.ImportCommand, which loads it into the nodes' container
+	// runtime; pods start from it by tag and never pull. For air-gapped
+	// clusters.
+	ImagesImport = "import"
+)
+
+// Options configure the backend. Zero fields take the defaults of
+// DefaultOptions.
+type Options struct {
+	// Kubeconfig is the kubeconfig file; "" takes KUBECONFIG, then
+	// ~/.kube/config, then the in-cluster configuration.
+	Kubeconfig string
+	// Context is the kubeconfig context; "" takes the current one.
+	Context string
+	// Namespace is where the study's pods run; "" gives each study its own,
+	// killchain-<study>. The backend creates it when missing, labelled, at
+	// the restricted Pod Security level, with a ResourceQuota and a
+	// default-deny NetworkPolicy.
+	Namespace string
+	// Images is how snapshot images reach the nodes: ImagesRegistry or
+	// ImagesImport.
+	Images string
+	// Registry is the repository prefix snapshot images are pushed to, e.g.
+	// "registry.example.org:5000/killchain" (ImagesRegistry).
+	Registry string
+	// ImportCommand is a shell command that reads an image archive on
+	// stdin and loads it into every node (ImagesImport), e.g.
+	// "ctr -n k8s.io images import -" on a one-node cluster.
+	ImportCommand string
+	// RuntimeClass is the pods' RuntimeClass (e.g. "gvisor"); "" for the
+	// cluster's default runtime.
+	RuntimeClass string
+	// MemoryMB, CPUs and StateMB are each pod's memory limit (and request),
+	// CPU limit and the size of its in-memory /work volume.
+	MemoryMB int64
+	CPUs     float64
+	StateMB  int64
+	// CPURequest is the CPU each pod requests from the scheduler (cores).
+	CPURequest float64
+	// MaxPods caps the pods of the namespace's ResourceQuota; 0: four per
+	// run in flight (Concurrency), at least 16.
+	MaxPods int
+	// Concurrency is how many runs the study keeps in flight: the cap on
+	// pods in flight, which the study's runner enforces.
+	Concurrency int
+	// ScheduleTimeout bounds how long a pod may stay Pending, waiting for
+	// the scheduler or the namespace's quota, before the run is a sandbox
+	// error (unschedulable).
+	ScheduleTimeout time.Duration
+	// StartTimeout bounds image pull and container start once placed.
+	StartTimeout time.Duration
+	// CallTimeout bounds one request to the sandbox, as in Docker.
+	CallTimeout time.Duration
+	// CleanupTimeout bounds a pod's deletion, on a context apart from the run's.
+	CleanupTimeout time.Duration
+	// HeavyConcurrency and Limiter admit CPU-heavy requests, as in Docker.
+	HeavyConcurrency int
+	Limiter          *admit.Limiter
+	// Docker builds the tasks' snapshot images (and pushes or exports
+	// them); required.
+	Docker *docker.Backend
+	// Config, when set, is used instead of loading a kubeconfig.
+	Config *rest.Config
+	// Logger is the parent logger; the backend logs under "kubernetes".
+	Logger hclog.Logger
+
+	// allowProbe starts the toolbox with -allow-probe (tests only).
+	allowProbe bool
+}
+
+// DefaultOptions are the limits a study gets unless it sets its own: those
+// of Docker, and ten minutes for the scheduler.
+func DefaultOptions() Options {
+	d := docker.DefaultOptions()
+	return Options{
+		Images:          ImagesRegistry,
+		MemoryMB:        d.MemoryMB,
+		CPUs:            d.CPUs,
+		StateMB:         d.StateMB,
+		CPURequest:      0.1,
+		Concurrency:     8,
+		ScheduleTimeout: 10 * time.Minute,
+		StartTimeout:    5 * time.Minute,
+		CallTimeout:     d.CallTimeout,
+		CleanupTimeout:  d.CleanupTimeout,
+	}
+}
+
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.Images == "" {
+		o.Images = d.Images
+	}
+	if o.MemoryMB == 0 {
+		o.MemoryMB = d.MemoryMB
+	}
+	if o.CPUs == 0 {
+		o.CPUs = d.CPUs
+	}
+	if o.StateMB == 0 {
+		o.StateMB = d.StateMB
+	}
+	if o.CPURequest == 0 {
+		o.CPURequest = min(d.CPURequest, o.CPUs)
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = d.Concurrency
+	}
+	if o.MaxPods == 0 {
+		o.MaxPods = max(16, 4*o.Concurrency)
+	}
+	if o.ScheduleTimeout == 0 {
+		o.ScheduleTimeout = d.ScheduleTimeout
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = d.StartTimeout
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = d.CallTimeout
+	}
+	if o.CleanupTimeout == 0 {
+		o.CleanupTimeout = d.CleanupTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	return o
+}
+
+// Validate returns every problem with the options.
+func (o Options) Validate() []error {
+	var errs []error
+	switch o.Images {
+	case ImagesRegistry:
+		if o.Registry == "" {
+			errs = append(errs, errors.New(`images = "registry" needs a registry to push snapshot images to (kubernetes { registry = "host:port/prefix" })`))
+		}
+	case ImagesImport:
+		if o.ImportCommand == "" {
+			errs = append(errs, errors.New(`images = "import" needs an import_command that loads an image archive from stdin into the nodes`))
+		}
+	default:
+		errs = append(errs, fmt.Errorf(`images must be "registry" or "import", got %q`, o.Images))
+	}
+	if o.MemoryMB < 16 {
+		errs = append(errs, fmt.Errorf("memory_mb must be at least 16, got %d", o.MemoryMB))
+	}
+	if o.CPUs <= 0 || o.CPURequest <= 0 || o.CPURequest > o.CPUs {
+		errs = append(errs, fmt.Errorf("cpus (%g) and the CPU request (%g) must be positive, the request no more than cpus", o.CPUs, o.CPURequest))
+	}
+	if o.StateMB < 1 {
+		errs = append(errs, fmt.Errorf("state_mb must be positive, got %d", o.StateMB))
+	}
+	if o.Namespace != "" && !validLabel(o.Namespace) {
+		errs = append(errs, fmt.Errorf("namespace %q is not a valid namespace name", o.Namespace))
+	}
+	if o.Docker == nil {
+		errs = append(errs, errors.New("a Docker backend is needed to build snapshot images"))
+	}
+	return errs
+}

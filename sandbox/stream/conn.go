@@ -1,0 +1,174 @@
+// Package stream speaks the toolbox's line-delimited JSON protocol
+// (sandbox/docker/wire) over a byte stream to one sandbox: the attached
+// stdin/stdout of a Docker container, or the exec stream of a Kubernetes
+// pod. Both backends share it, so a tool call means the same thing, and
+// fails the same way, on either.
+package stream
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/killchain/killchain/sandbox/docker/wire"
+)
+
+// Errors a sandbox stream reports; the run is then a sandbox error, never an
+// outcome.
+var (
+	ErrTimeout = errors.New("sandbox did not answer in time")
+	ErrClosed  = errors.New("sandbox is closed")
+)
+
+// Conn carries requests to the toolbox and hands each response line to the
+// request waiting for its ID.
+type Conn struct {
+	w      io.WriteCloser
+	wmu    sync.Mutex
+	nextID atomic.Uint64
+
+	mu      sync.Mutex
+	pending map[uint64]chan wire.Response
+	broken  error // set once the stream ended or a request was abandoned
+
+	done  chan struct{}
+	ended error
+}
+
+// New starts reading responses from r; requests are written to w. When r
+// ends, onEnd is called once with the read error (nil at a clean EOF) to
+// explain why (it may inspect the container or pod); its error is what
+// later requests return.
+func New(w io.WriteCloser, r io.Reader, onEnd func(streamErr error) error) *Conn {
+	c := &Conn{w: w, pending: map[uint64]chan wire.Response{}, done: make(chan struct{})}
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		var streamErr error
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				var resp wire.Response
+				if jerr := json.Unmarshal(line, &resp); jerr != nil {
+					streamErr = fmt.Errorf("bad response line: %w", jerr)
+					break
+				}
+				c.deliver(resp)
+			}
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					streamErr = err
+				}
+				break
+			}
+		}
+		if cl, ok := r.(io.Closer); ok {
+			cl.Close()
+		}
+		c.ended = onEnd(streamErr)
+		c.mu.Lock()
+		if c.broken == nil {
+			c.broken = c.ended
+		}
+		c.mu.Unlock()
+		close(c.done)
+	}()
+	return c
+}
+
+// Done is closed when the stream has ended; Ended then says why.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Ended is why the stream ended, valid once Done is closed.
+func (c *Conn) Ended() error { return c.ended }
+
+func (c *Conn) deliver(resp wire.Response) {
+	c.mu.Lock()
+	ch, ok := c.pending[resp.ID]
+	delete(c.pending, resp.ID)
+	c.mu.Unlock()
+	if ok {
+		ch <- resp
+	}
+}
+
+// Send writes a request and returns its ID and the channel its response
+// arrives on.
+func (c *Conn) Send(req wire.Request) (uint64, <-chan wire.Response, error) {
+	c.mu.Lock()
+	if c.broken != nil {
+		err := c.broken
+		c.mu.Unlock()
+		return 0, nil, err
+	}
+	req.ID = c.nextID.Add(1)
+	ch := make(chan wire.Response, 1)
+	c.pending[req.ID] = ch
+	c.mu.Unlock()
+	line, err := json.Marshal(req)
+	if err != nil {
+		c.forget(req.ID)
+		return 0, nil, fmt.Errorf("encode request: %w", err)
+	}
+	c.wmu.Lock()
+	_, err = c.w.Write(append(line, '\n'))
+	c.wmu.Unlock()
+	if err != nil {
+		c.forget(req.ID)
+		return 0, nil, fmt.Errorf("write request: %w", err)
+	}
+	return req.ID, ch, nil
+}
+
+func (c *Conn) forget(id uint64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// Abandon marks the connection unusable (a request timed out or was
+// cancelled: later responses could no longer be trusted to match).
+func (c *Conn) Abandon(id uint64, err error) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	if c.broken == nil {
+		c.broken = err
+	}
+	c.mu.Unlock()
+}
+
+// Close ends the request side; the toolbox sees EOF on stdin and exits.
+func (c *Conn) Close() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.w.Close()
+}
+
+// Tail keeps the last few KiB written to it (the toolbox's stderr).
+type Tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailMax = 4 << 10
+
+func (t *Tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailMax {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailMax:]...)
+	}
+	return len(p), nil
+}
+
+// String is the kept tail, trimmed.
+func (t *Tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}
