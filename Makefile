@@ -37,9 +37,13 @@ run: build-main ## build the sandbox images, run the smoke study ($(STUDY)) into
 	$(BIN) report $(OUT)
 	@echo "report: $(OUT)/report/report.md"
 
+.PHONY: kube
+kube: ## build the test cluster's programs (etcd, Kubernetes) into ~/.cache/killchain/kube, once
+	@bash scripts/kube/build.sh >/dev/null
+
 .PHONY: test
-test: deps ## run every test with the race detector (the cgo probe engine's without it)
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /probes/engine)
+test: deps kube ## run every test with the race detector (the cgo probe engine's without it)
+	$(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -v /probes/engine)
 	CGO_ENABLED=1 $(GO) test -count=1 ./probes/engine/
 
 .PHONY: lint

@@ -20,6 +20,8 @@ type pkg struct {
 	Imports    []string
 	Deps       []string
 	CgoFiles   []string
+	// External are the direct imports from outside the module.
+	External []string
 }
 
 // graph lists the module's packages with their direct imports and
@@ -51,7 +53,13 @@ func graph(t *testing.T) map[string]pkg {
 			t.Fatal(err)
 		}
 		name := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
-		g[name] = pkg{ImportPath: name, Imports: short(p.Imports), Deps: short(p.Deps), CgoFiles: p.CgoFiles}
+		var ext []string
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				ext = append(ext, imp)
+			}
+		}
+		g[name] = pkg{ImportPath: name, Imports: short(p.Imports), Deps: short(p.Deps), CgoFiles: p.CgoFiles, External: ext}
 	}
 	if len(g) < 20 {
 		t.Fatalf("go list found %d packages", len(g))
@@ -61,7 +69,8 @@ func graph(t *testing.T) map[string]pkg {
 
 var drivers = []string{"models/ollama", "models/openai", "models/anthropic", "models/deepseek", "models/openaicompat", "models/scripted"}
 
-var backends = []string{"sandbox/docker", "sandbox/local", "sandbox/toolbox", "sandbox/audio", "sandbox/admit"}
+var backends = []string{"sandbox/docker", "sandbox/local", "sandbox/toolbox", "sandbox/audio", "sandbox/admit",
+	"sandbox/kubernetes", "sandbox/stream", "sandbox/sandboxbench"}
 
 func under(p string, roots ...string) bool {
 	for _, r := range roots {
@@ -166,6 +175,17 @@ func TestDependencyRules(t *testing.T) {
 			}
 			if slices.Contains(p.Imports, "cli") {
 				return "imports cli"
+			}
+			return ""
+		}},
+		{"only the kubernetes backend speaks to a cluster", func(p pkg) string {
+			if p.ImportPath == "sandbox/kubernetes" {
+				return ""
+			}
+			for _, imp := range p.External {
+				if strings.HasPrefix(imp, "k8s.io/") {
+					return "imports " + imp
+				}
 			}
 			return ""
 		}},

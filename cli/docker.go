@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -89,35 +90,62 @@ of rebuilding; see the README's GitHub Actions example.`,
 func newSandboxCmd(g *globals) *cobra.Command {
 	sb := &cobra.Command{
 		Use:   "sandbox",
-		Short: "Manage sandbox containers",
+		Short: "Manage sandbox containers and pods",
 	}
-	var studyName string
+	var (
+		studyName string
+		kube      kubeFlags
+	)
 	gc := &cobra.Command{
-		Use:   "gc",
-		Short: "Remove sandbox containers and volumes left by a crashed or killed study",
+		Use:   "gc [--study NAME] [--kubernetes]",
+		Short: "Remove sandbox containers, volumes and pods left by a crashed or killed study",
 		Long: `gc removes every container and volume labelled killchain.run (or, with
 --study, only those of one study). Run it when no study is running. Snapshot
-images are kept; they are reused while the task is unchanged.`,
+images are kept; they are reused while the task is unchanged.
+
+With --kubernetes (or --kubeconfig / --context) it also removes, in the
+cluster, every pod labelled killchain.run and every namespace killchain
+created (labelled app.kubernetes.io/managed-by=killchain), with their quotas
+and network policies; --namespace also looks in a namespace killchain did not
+create (it is kept).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
 			cli, err := imagebuild.NewClient()
+			if err == nil {
+				defer cli.Close()
+				var opts []docker.GCOption
+				if studyName != "" {
+					opts = append(opts, docker.GCStudy(studyName))
+				}
+				var rep docker.GCReport
+				rep, err = docker.GC(ctx, cli, opts...)
+				if err == nil {
+					fmt.Fprintf(g.stdout, "docker: removed %d containers and %d volumes\n", len(rep.Containers), len(rep.Volumes))
+				}
+			}
 			if err != nil {
-				return fmt.Errorf("docker: %w", err)
+				if !kube.wanted() {
+					return fmt.Errorf("docker: %w", err)
+				}
+				fmt.Fprintf(g.stderr, "killchain: docker: %v\n", err)
 			}
-			defer cli.Close()
-			var opts []docker.GCOption
-			if studyName != "" {
-				opts = append(opts, docker.GCStudy(studyName))
+			if !kube.wanted() {
+				return nil
 			}
-			rep, err := docker.GC(cmd.Context(), cli, opts...)
+			rep, kerr := kube.gc(ctx, studyName)
+			if kerr != nil {
+				return kerr
+			}
+			fmt.Fprintf(g.stdout, "kubernetes: removed %d pods and %d namespaces\n", len(rep.Pods), len(rep.Namespaces))
 			if err != nil {
-				return err
+				return errSilent
 			}
-			fmt.Fprintf(g.stdout, "removed %d containers and %d volumes\n", len(rep.Containers), len(rep.Volumes))
 			return nil
 		},
 	}
-	gc.Flags().StringVar(&studyName, "study", "", "only the containers of this study")
+	gc.Flags().StringVar(&studyName, "study", "", "only the containers and pods of this study")
+	kube.register(gc, false)
 	sb.AddCommand(gc)
 	return sb
 }
@@ -127,21 +155,44 @@ func newBenchCmd(g *globals) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure killchain on this machine",
 	}
-	var asJSON bool
-	var runs int
+	var (
+		asJSON  bool
+		runs    int
+		backend string
+		kube    kubeFlags
+	)
 	sbx := &cobra.Command{
-		Use:   "sandbox",
-		Short: "Compare killchain's per-run sandbox lifecycle with the raw container lifecycle",
+		Use:   "sandbox [--backend docker|kubernetes]",
+		Short: "Measure the per-run sandbox lifecycle and tool-call round trip",
 		Long: `sandbox measures, in one run on this machine, the raw lifecycle of the
 toolbox image (create → start → wait → remove, as docker run --rm does) against
 killchain's per-run lifecycle (from snapshot → plant → 3 tool calls → read
 state → remove), at concurrency 1 and 8, as runs per second and their ratio;
-and the round trip of a tool call inside a running sandbox (median and p99).`,
+and the round trip of a tool call inside a running sandbox (median and p99).
+
+With --backend kubernetes it measures killchain's lifecycle on Docker and on
+the cluster side by side instead (alternating rounds, same runs), with each
+one's tool-call round trip: the cluster comes from --kubeconfig/--context (or
+KUBECONFIG), snapshot images go to --registry (pinned by digest) or through
+--import-command.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Options: docker.Options{Logger: g.logger()}})
-			if err != nil {
-				return err
+			var res interface{ WriteText(io.Writer) }
+			switch backend {
+			case "docker":
+				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Options: docker.Options{Logger: g.logger()}})
+				if err != nil {
+					return err
+				}
+				res = r
+			case "kubernetes":
+				r, err := kube.bench(cmd.Context(), g, runs)
+				if err != nil {
+					return err
+				}
+				res = r
+			default:
+				return fmt.Errorf("--backend %q: want docker or kubernetes", backend)
 			}
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)
@@ -154,6 +205,8 @@ and the round trip of a tool call inside a running sandbox (median and p99).`,
 	}
 	sbx.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency")
+	sbx.Flags().StringVar(&backend, "backend", "docker", `"docker", or "kubernetes" to measure the cluster beside Docker`)
+	kube.register(sbx, true)
 	bench.AddCommand(sbx, newBenchReportCmd(g), probescli.BenchCommand())
 	return bench
 }

@@ -99,8 +99,10 @@ credentials in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
 DEEPSEEK_API_KEY, or a model block's api_key_env; keys are never printed),
 whether each Ollama host answers and holds the models the study names
 (/api/tags), and whether OpenAI-compatible servers answer (GET /models).
-Given a study, it exits non-zero when any model the study needs cannot be
-reached, and warns (without failing) about models whose max_tokens leaves
+Given a study on the kubernetes sandbox, it checks that the cluster answers
+(the kubeconfig and context it uses) and says how snapshot images will reach
+the nodes. Given a study, it exits non-zero when any model the study needs cannot be
+reached (or its cluster), and warns (without failing) about models whose max_tokens leaves
 too little room beside their thinking. Without one, it checks Docker and every provider's credentials.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -121,6 +123,11 @@ too little room beside their thinking. Without one, it checks Docker and every p
 				studyNeeds = true
 				if s.Sandbox != "local" && !dockerOK {
 					bad = true
+				}
+				if s.Sandbox == "kubernetes" {
+					ok, detail := checkKube(ctx, s)
+					fmt.Fprintf(tw, "kubernetes\t%s\t%s\n", status(ok), detail)
+					bad = bad || !ok
 				}
 				if len(cfgs) == 0 {
 					fmt.Fprintf(tw, "models\tok\tstudy %s uses scripted reference agents only\n", s.Name)

@@ -52,17 +52,22 @@ replies cut by the token limit end as truncated errors, not outcomes.
 
 It refuses a study whose tasks need what its sandbox backend (the study's, or
 --sandbox) cannot do, as run would: audio_inject needs audio, which the
-local backend lacks, unless the subset leaves those tasks out.
+local backend lacks, unless the subset leaves those tasks out. For a study on
+the kubernetes sandbox it says where the pods run and how each task's snapshot
+image reaches the nodes (pushed to a registry, or imported).
 
 ` + selectionHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, sel, plan, runs, err := loadPlan(cmd, g, args[0], sandbox, &subset, true)
+			s, sel, plan, runs, err := loadPlan(cmd, g, args[0], sandbox, &subset, true)
 			if err != nil {
 				return err
 			}
 			if sel != nil {
 				fmt.Fprintf(g.stdout, "%s\n\n", selectedLine(sel, len(runs), len(plan)))
+			}
+			if s.Sandbox == "kubernetes" {
+				fmt.Fprintf(g.stdout, "%s\n\n", kubePlanLine(s))
 			}
 			if err := study.WritePlan(g.stdout, runs, verbose); err != nil {
 				return err
@@ -76,7 +81,7 @@ local backend lacks, unless the subset leaves those tasks out.
 	cmd.Flags().BoolVar(&verbose, "cells", false, "list every cell with its run count")
 	cmd.Flags().BoolVar(&listRun, "runs", false, "list every run: its id, cell and repeat")
 	subset.register(cmd)
-	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker" or "local"`)
+	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker", "local" or "kubernetes"`)
 	return cmd
 }
 

@@ -39,12 +39,14 @@ func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logg
 			_ = be.Close(cctx)
 		}
 		return be, extra, closeFn, nil
+	case "kubernetes":
+		return openKube(ctx, s, g, log)
 	}
 	return nil, nil, nil, unknownSandbox(s.Sandbox)
 }
 
 func unknownSandbox(name string) error {
-	return fmt.Errorf("unknown sandbox %q (want docker or local)", name)
+	return fmt.Errorf("unknown sandbox %q (want docker, local or kubernetes)", name)
 }
 
 // newLocal is the local backend the CLI opens: no speech synthesizer or
@@ -87,6 +89,9 @@ func checkBackend(s *study.Study, plan []study.Run) error {
 		have = newLocal().Capabilities()
 	case "docker", "":
 		name, have = "docker", dockerOptions(s).Capabilities()
+	case "kubernetes":
+		// Pods run the images Docker builds: the same capabilities.
+		have = dockerOptions(s).Capabilities()
 	default:
 		return unknownSandbox(s.Sandbox)
 	}

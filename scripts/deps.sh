@@ -3,8 +3,10 @@
 # poppler-utils (the PDF tests run pdftotext and pdfinfo), espeak-ng,
 # pocketsphinx with its English model and sox (the audio tests speak and
 # transcribe on the host as well as in the Debian image), and chromium (the
-# HTML report's browser test). Under CI a missing one fails its tests;
-# elsewhere they skip (internal/testenv).
+# HTML report's browser test), and what the test Kubernetes cluster runs on
+# (scripts/kube/cluster.sh: containerd, runc, the CNI plugins, Debian's
+# docker-registry, iproute2, curl, openssl). Under CI a missing one fails
+# its tests; elsewhere they skip (internal/testenv).
 set -euo pipefail
 need=()
 command -v pdftotext >/dev/null || need+=(poppler-utils)
@@ -12,6 +14,13 @@ command -v espeak-ng >/dev/null || need+=(espeak-ng)
 command -v sox >/dev/null || need+=(sox)
 command -v pocketsphinx_continuous >/dev/null || need+=(pocketsphinx)
 [ -e /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] || need+=(pocketsphinx-en-us)
+command -v containerd >/dev/null || need+=(containerd)
+command -v runc >/dev/null || need+=(runc)
+[ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
+command -v docker-registry >/dev/null || need+=(docker-registry)
+command -v ip >/dev/null || need+=(iproute2)
+command -v curl >/dev/null || need+=(curl)
+command -v openssl >/dev/null || need+=(openssl)
 want=()
 command -v chromium >/dev/null || want+=(chromium)
 [ ${#need[@]} -eq 0 ] && [ ${#want[@]} -eq 0 ] && exit 0

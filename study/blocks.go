@@ -49,7 +49,8 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	if bc.ok("output") && strings.TrimSpace(s.Output) == "" {
 		d.errorf(bc.rng("output"), "Invalid output", "output must name a folder.")
 	}
-	d.oneOf(bc, "sandbox", s.Sandbox, []string{"docker", "local"}, "sandbox")
+	d.oneOf(bc, "sandbox", s.Sandbox, []string{"docker", "local", "kubernetes"}, "sandbox")
+	d.decodeKubernetes(bc, raw.Kubernetes)
 	d.oneOf(bc, "runtime", s.Runtime, []string{"runc", "runsc"}, "runtime")
 	d.notNegative(bc, "memory_mb", s.MemoryMB)
 	d.notNegative(bc, "pids_limit", s.PidsLimit)

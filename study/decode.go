@@ -40,6 +40,8 @@ type rawStudy struct {
 	Attempts         *int    `hcl:"attempts,optional"`
 	RetryBackoff     *string `hcl:"retry_backoff,optional"`
 	HackClassifier   *string `hcl:"hack_classifier,optional"`
+
+	Kubernetes *rawKubernetes `hcl:"kubernetes,block"`
 }
 
 type rawModel struct {

@@ -42,6 +42,7 @@ func TestDiagnosticsGolden(t *testing.T) {
 		{"syntax.hcl", 1},
 		{"semantic.hcl", 21},
 		{"no_study.hcl", 1},
+		{"kubernetes.hcl", 4},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

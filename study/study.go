@@ -76,7 +76,10 @@ type Study struct {
 	Seed        int64
 	Concurrency int
 	Output      string // folder the runs are written to; `run --output` overrides it
-	Sandbox     string // "docker" or "local"
+	Sandbox     string // "docker", "local" or "kubernetes"
+	// Kubernetes configures the kubernetes sandbox (the study block's
+	// kubernetes { } block).
+	Kubernetes Kubernetes
 	// Classifier names the model block pi_detector defenses use when they
 	// name none; "" means the built-in keyword classifier.
 	Classifier string

@@ -40,10 +40,19 @@ const Registry = "127.0.0.1:5000/killchain"
 var unavailable error
 
 // Main runs the tests of m against a fresh cluster and returns the exit
-// code. Call it from TestMain: os.Exit(kubetest.Main(m)).
-func Main(m *testing.M) int {
+// code. Call it from TestMain: os.Exit(kubetest.Main(m)). prepare, when
+// given, runs first, outside the cluster's namespace, where the network is
+// the machine's: build images there (a debootstrap needs the package
+// mirror, which the namespace cannot reach). Its error fails the binary.
+func Main(m *testing.M, prepare ...func() error) int {
 	if os.Getenv(envInside) != "" {
 		return m.Run()
+	}
+	for _, p := range prepare {
+		if err := p(); err != nil {
+			fmt.Fprintln(os.Stderr, "kubetest: prepare:", err)
+			return 1
+		}
 	}
 	script, err := clusterScript()
 	if err == nil {

@@ -2,19 +2,16 @@ package docker
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/sandboxbench"
 )
 
 // BenchOptions configure Bench. Zero fields take defaults.
@@ -71,10 +68,10 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	defer GC(context.WithoutCancel(ctx), b.cli, GCStudy(study))
 
 	// Build the snapshot and warm the daemon's caches.
-	if err := benchRun(ctx, b, benchEnv(study, "warm")); err != nil {
+	if err := sandboxbench.Lifecycle(ctx, b, sandboxbench.Env(study, "warm")); err != nil {
 		return BenchResult{}, err
 	}
-	snap, err := b.snapshot(ctx, "bench", "toolbox")
+	snap, err := b.snapshot(ctx, sandboxbench.Task, "toolbox")
 	if err != nil {
 		return BenchResult{}, err
 	}
@@ -92,15 +89,15 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 			if round == 1 {
 				n = opts.Runs - n
 			}
-			d, err := timed(ctx, n, c, func(i int) error {
+			d, err := sandboxbench.Timed(ctx, n, c, func(i int) error {
 				return rawRun(ctx, b, snap.ref, study, fmt.Sprintf("raw-%d-%d-%d", c, round, i))
 			})
 			if err != nil {
 				return res, fmt.Errorf("bench raw: %w", err)
 			}
 			rawDur, rawN = rawDur+d, rawN+n
-			d, err = timed(ctx, n, c, func(i int) error {
-				return benchRun(ctx, b, benchEnv(study, fmt.Sprintf("kc-%d-%d-%d", c, round, i)))
+			d, err = sandboxbench.Timed(ctx, n, c, func(i int) error {
+				return sandboxbench.Lifecycle(ctx, b, sandboxbench.Env(study, fmt.Sprintf("kc-%d-%d-%d", c, round, i)))
 			})
 			if err != nil {
 				return res, fmt.Errorf("bench killchain: %w", err)
@@ -108,46 +105,14 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 			kcDur, kcN = kcDur+d, kcN+n
 		}
 		raw, kc := float64(rawN)/rawDur.Seconds(), float64(kcN)/kcDur.Seconds()
-		res.Concurrency[strconv.Itoa(c)] = BenchLevel{RawRunsPerSec: round(raw), KillchainRunsPerSec: round(kc), Ratio: round(kc / raw), Runs: opts.Runs}
+		res.Concurrency[strconv.Itoa(c)] = BenchLevel{RawRunsPerSec: sandboxbench.Round(raw), KillchainRunsPerSec: sandboxbench.Round(kc), Ratio: sandboxbench.Round(kc / raw), Runs: opts.Runs}
 	}
-	med, p99, err := roundTrip(ctx, b, study, opts.Calls)
+	med, p99, err := sandboxbench.RoundTrip(ctx, b, study, opts.Calls)
 	if err != nil {
 		return res, err
 	}
-	res.ToolCallMedianMS, res.ToolCallP99MS, res.ToolCalls = round(med), round(p99), opts.Calls
+	res.ToolCallMedianMS, res.ToolCallP99MS, res.ToolCalls = sandboxbench.Round(med), sandboxbench.Round(p99), opts.Calls
 	return res, nil
-}
-
-func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
-
-func benchEnv(study, run string) sandbox.Env {
-	return sandbox.Env{
-		Study: study, Run: run, Task: "bench",
-		Files:  map[string][]byte{"web/" + sandbox.PageFile("https://bench.example/page"): []byte("benchmark page SECRET-00000000")},
-		Memory: []sandbox.Record{sandbox.TextRecord("seed", "seeded note", "")},
-	}
-}
-
-// benchRun is one killchain lifecycle.
-func benchRun(ctx context.Context, b *Backend, env sandbox.Env) error {
-	s, err := b.Open(ctx, env)
-	if err != nil {
-		return err
-	}
-	defer s.Close(ctx)
-	for _, c := range []struct{ tool, args string }{
-		{"get_webpage", `{"url":"https://bench.example/page"}`},
-		{"write_memory", `{"key":"summary","value":"a summary"}`},
-		{"send_report", `{"to":"lead@example.org","subject":"s","body":"b"}`},
-	} {
-		if _, err := s.Call(ctx, "a", c.tool, json.RawMessage(c.args)); err != nil {
-			return err
-		}
-	}
-	if _, err := s.State(ctx); err != nil {
-		return err
-	}
-	return s.Close(ctx)
 }
 
 // rawRun is one `docker run --rm` lifecycle of image with the same hardened
@@ -174,47 +139,6 @@ func rawRun(ctx context.Context, b *Backend, image, study, run string) error {
 		return err
 	}
 	return b.remove(ctx, created.ID)
-}
-
-// timed runs n lifecycles, c at a time, and returns the wall time.
-func timed(ctx context.Context, n, c int, run func(i int) error) (time.Duration, error) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(c)
-	start := time.Now()
-	for i := 0; i < n; i++ {
-		if gctx.Err() != nil {
-			break
-		}
-		g.Go(func() error { return run(i) })
-	}
-	if err := g.Wait(); err != nil {
-		return 0, err
-	}
-	return time.Since(start), nil
-}
-
-// roundTrip times calls tool calls in one running sandbox and returns the
-// median and 99th percentile in milliseconds.
-func roundTrip(ctx context.Context, b *Backend, study string, calls int) (median, p99 float64, err error) {
-	s, err := b.Open(ctx, benchEnv(study, "roundtrip"))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer s.Close(ctx)
-	args := json.RawMessage(`{"key":"seed"}`)
-	d := make([]float64, 0, calls)
-	var mu sync.Mutex
-	for i := 0; i < calls; i++ {
-		t := time.Now()
-		if _, err := s.Call(ctx, "a", "read_memory", args); err != nil {
-			return 0, 0, err
-		}
-		mu.Lock()
-		d = append(d, float64(time.Since(t).Microseconds())/1000)
-		mu.Unlock()
-	}
-	slices.Sort(d)
-	return d[len(d)/2], d[min(len(d)-1, len(d)*99/100)], nil
 }
 
 // WriteText prints the result as a small table.

@@ -22,8 +22,12 @@ package kubernetes
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -64,6 +68,11 @@ var (
 // in-cluster configuration when no kubeconfig is found. It also says where
 // the configuration came from, for messages.
 func LoadConfig(kubeconfig, context string) (*rest.Config, string, error) {
+	if rest, ok := strings.CutPrefix(kubeconfig, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			kubeconfig = filepath.Join(home, rest)
+		}
+	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
@@ -231,4 +240,33 @@ func (b *Backend) Close(ctx context.Context) error {
 // by CleanupTimeout.
 func (b *Backend) cleanupCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), b.opts.CleanupTimeout)
+}
+
+// ServerVersion asks the API server at cfg for its version: whether the
+// cluster answers with these credentials.
+func ServerVersion(ctx context.Context, cfg *rest.Config) (string, error) {
+	cs, err := kubernetes.NewForConfig(rest.CopyConfig(cfg))
+	if err != nil {
+		return "", err
+	}
+	v, err := cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return "", err
+	}
+	var info struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err := json.Unmarshal(v, &info); err != nil {
+		return "", fmt.Errorf("version: %w", err)
+	}
+	return info.GitVersion, nil
+}
+
+// Connect returns a client for the cluster LoadConfig finds.
+func Connect(kubeconfig, context string) (kubernetes.Interface, error) {
+	cfg, _, err := LoadConfig(kubeconfig, context)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
 }

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/killchain/killchain/imagebuild"
 	"github.com/killchain/killchain/internal/kubetest"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
@@ -17,10 +19,30 @@ import (
 )
 
 // TestMain runs the tests against a one-node cluster started for this
-// binary (internal/kubetest), inside its network namespace.
+// binary (internal/kubetest), inside its network namespace, once the
+// sandbox images are built outside it.
 func TestMain(m *testing.M) {
 	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	os.Exit(kubetest.Main(m))
+	os.Exit(kubetest.Main(m, buildImages))
+}
+
+// buildImages builds the toolbox and Debian images where the machine's
+// network is (the Debian base may need debootstrap and the package
+// mirror). Without Docker it does nothing: the tests skip, or fail under CI.
+func buildImages() error {
+	cli, err := dockertest.Available()
+	if err != nil {
+		return nil
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	for _, name := range []string{imagebuild.Toolbox, imagebuild.Debian} {
+		if _, err := imagebuild.Ensure(ctx, cli, name, io.Discard); err != nil {
+			return fmt.Errorf("image %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func testLogger() hclog.Logger {

@@ -74,9 +74,13 @@ up() {
   local token; token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
   echo "$token,killchain,killchain,system:masters" >"$S/pki/tokens.csv"
 
+  if (exec 3<>/dev/tcp/127.0.0.1/5000) 2>/dev/null; then
+    die "127.0.0.1:5000 is taken (another registry or test cluster?); the snapshot registry needs it"
+  fi
   spawn registry-host docker-registry serve "$(registry_conf 127.0.0.1:5000 host)"
   spawn registry-node "${INNS[@]}" docker-registry serve "$(registry_conf 127.0.0.1:5000 node)"
 
+  wait_for registry 30 bash -c 'exec 3<>/dev/tcp/127.0.0.1/5000'
   spawn etcd "${INNS[@]}" "$bin/etcd" --name node --data-dir "$S/etcd" --unsafe-no-fsync \
     --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
     --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \

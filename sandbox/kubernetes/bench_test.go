@@ -1,0 +1,33 @@
+package kubernetes
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/killchain/killchain/internal/kubetest"
+)
+
+// TestBenchSmall runs the side-by-side benchmark with a few runs: both
+// backends measured, ratios and round trips filled in, nothing left behind.
+func TestBenchSmall(t *testing.T) {
+	kubeconfig := kubetest.Require(t)
+	res, err := Bench(context.Background(), BenchOptions{Runs: 2, Calls: 20, Concurrency: []int{1, 2},
+		Options: Options{Kubeconfig: kubeconfig, Registry: kubetest.Registry, Docker: newDocker(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"1", "2"} {
+		if res.Docker.RunsPerSec[c] <= 0 || res.Kubernetes.RunsPerSec[c] <= 0 || res.Ratio[c] <= 0 {
+			t.Errorf("concurrency %s: %+v", c, res)
+		}
+	}
+	if res.Docker.ToolCallMedianMS <= 0 || res.Kubernetes.ToolCallP99MS < res.Kubernetes.ToolCallMedianMS {
+		t.Errorf("round trips: %+v", res)
+	}
+	var text strings.Builder
+	res.WriteText(&text)
+	if !strings.Contains(text.String(), "kubernetes runs/s") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}
