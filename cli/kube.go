@@ -40,6 +40,10 @@ func kubeOptions(s *study.Study) kubernetes.Options {
 // openKube opens the Kubernetes backend of a study, with the Docker backend
 // that builds its snapshot images; the returned function closes both.
 func openKube(ctx context.Context, s *study.Study, g *globals, log hclog.Logger) (*kubernetes.Backend, map[string]any, func(), error) {
+	// The cluster first: a study that cannot reach it builds no image.
+	if ok, detail := checkKube(ctx, s); !ok {
+		return nil, nil, nil, fmt.Errorf("kubernetes sandbox: %s", detail)
+	}
 	dopts := dockerOptions(s)
 	dopts.Logger, dopts.Progress = log, g.stderr
 	db, err := docker.New(ctx, dopts)

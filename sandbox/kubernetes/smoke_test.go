@@ -2,6 +2,7 @@ package kubernetes_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -31,7 +32,8 @@ var smokeSample = flag.Int("kube.sample", 60, "runs of the smoke study (stratifi
 // TestSmokeSameAsDocker runs the smoke study (the reference agents are
 // deterministic) on Docker and on the cluster, from the same snapshot
 // images, and requires the same run line for every run, canaries and
-// timings aside: stages, outcomes, effects counted, errors (none) alike.
+// timings aside: stages, outcomes, effects counted, errors (none) alike
+// (audio runs' forensic text measures aside: see runLines).
 // make test runs a stratified sample of every task, condition and defense;
 // -kube.sample=0 runs all 390 runs.
 func TestSmokeSameAsDocker(t *testing.T) {
@@ -128,7 +130,20 @@ func runLines(t *testing.T, dir string) map[string]string {
 		}
 		l = canaryRe.ReplaceAllString(l, "SECRET-00000000")
 		l = startedRe.ReplaceAllString(l, `"started":""`)
-		out[m[1]] = durationRe.ReplaceAllString(l, `"duration_ms":0`)
+		l = durationRe.ReplaceAllString(l, `"duration_ms":0`)
+		var fields map[string]any
+		if err := json.Unmarshal([]byte(l), &fields); err != nil {
+			t.Fatal(err)
+		}
+		if fields["surface"] == "audio" {
+			// The forensic text measures (drift, token overlaps) read the
+			// transcript, and a clip that speaks another canary is
+			// recognized a few words differently; stages and outcomes are
+			// compared all the same.
+			delete(fields, "forensics")
+		}
+		norm, _ := json.Marshal(fields)
+		out[m[1]] = string(norm)
 	}
 	if len(out) == 0 {
 		t.Fatal(fmt.Errorf("no runs in %s", dir))
