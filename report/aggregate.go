@@ -228,6 +228,9 @@ func (c *Counts) add(r *results.Run) {
 type ErrorKey struct {
 	Cell
 	Kind string
+	// Reason is a sandbox error's fault ("unschedulable", "oom_killed", …)
+	// where the backend named one.
+	Reason string
 }
 
 // ErrorGroup counts the errored runs of one ErrorKey and keeps the one with
@@ -312,7 +315,7 @@ func (a *Aggregator) Add(r results.Run) {
 }
 
 func (a *Aggregator) addError(cell Cell, r results.Run) {
-	k := ErrorKey{Cell: cell, Kind: r.ErrorKind}
+	k := ErrorKey{Cell: cell, Kind: r.ErrorKind, Reason: r.ErrorReason}
 	g := a.errs[k]
 	if g == nil {
 		g = &ErrorGroup{}
@@ -381,7 +384,7 @@ func (a *Aggregator) Rollup(keep func(Cell) bool, project func(Cell) Cell) ([]Ce
 func (a *Aggregator) Errors(project func(Cell) Cell) ([]ErrorKey, map[ErrorKey]ErrorGroup) {
 	out := make(map[ErrorKey]ErrorGroup)
 	for k, g := range a.errs {
-		pk := ErrorKey{Cell: project(k.Cell), Kind: k.Kind}
+		pk := ErrorKey{Cell: project(k.Cell), Kind: k.Kind, Reason: k.Reason}
 		m := out[pk]
 		m.Count += g.Count
 		if m.RunID == "" || g.RunID < m.RunID {
@@ -394,7 +397,7 @@ func (a *Aggregator) Errors(project func(Cell) Cell) ([]ErrorKey, map[ErrorKey]E
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(x, y ErrorKey) int {
-		return cmp.Or(compareCells(x.Cell, y.Cell), cmp.Compare(x.Kind, y.Kind))
+		return cmp.Or(compareCells(x.Cell, y.Cell), cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Reason, y.Reason))
 	})
 	return keys, out
 }

@@ -16,13 +16,17 @@ func errorTables(a *Aggregator, v view) (csvT, mdT Table) {
 		return Cell{Task: c.Task, ModelA: c.ModelA, ModelB: c.ModelB, Condition: c.Condition, Defense: c.Defense}
 	})
 	csvT.Header = []string{"model", "model_a", "model_b", "task", "condition", "defense", "error_kind",
-		"count", "example_run_id", "example_error"}
+		"error_reason", "count", "example_run_id", "example_error"}
 	mdT.Header = []string{"model", "task", "condition", "defense", "kind", "count", "example run", "message"}
 	for _, k := range keys {
 		g := groups[k]
-		row := append(modelCols(k.Cell), k.Task, k.Condition, k.Defense, k.Kind, itoa(g.Count), g.RunID, g.Message)
+		row := append(modelCols(k.Cell), k.Task, k.Condition, k.Defense, k.Kind, k.Reason, itoa(g.Count), g.RunID, g.Message)
 		csvT.add(row...)
-		mdT.add(k.Model(), k.Task, k.Condition, k.Defense, k.Kind, itoa(g.Count), g.RunID, truncate(g.Message, maxMessage))
+		kind := k.Kind
+		if k.Reason != "" {
+			kind += " (" + k.Reason + ")"
+		}
+		mdT.add(k.Model(), k.Task, k.Condition, k.Defense, kind, itoa(g.Count), g.RunID, truncate(g.Message, maxMessage))
 	}
 	v.splitCondition = true
 	return csvT, v.md(mdT)

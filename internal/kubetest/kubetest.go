@@ -70,12 +70,17 @@ func Main(m *testing.M, prepare ...func() error) int {
 	os.Remove(state) // cluster.sh makes it
 	netns := "killchain-kt-" + strconv.Itoa(os.Getpid())
 	env := append(os.Environ(), envState+"="+state, envNetns+"="+netns)
-	down := func() {
+	// down stops the cluster; it fails when anything of it is left
+	// (processes, mounts, cgroups, the namespace, state), and so does
+	// the test binary.
+	down := func() error {
 		cmd := exec.Command("bash", script, "down")
 		cmd.Env, cmd.Stdout, cmd.Stderr = env, os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "kubetest: cluster down:", err)
+			return err
 		}
+		return nil
 	}
 	start := time.Now()
 	up := exec.Command("bash", script, "up")
@@ -86,7 +91,16 @@ func Main(m *testing.M, prepare ...func() error) int {
 		return m.Run()
 	}
 	fmt.Fprintf(os.Stderr, "kubetest: cluster up in %s\n", time.Since(start).Round(100*time.Millisecond))
-	defer down()
+	code := runInside(netns, env, state)
+	if down() != nil {
+		return 1
+	}
+	return code
+}
+
+// runInside runs this test binary again, with its arguments, inside the
+// cluster's network namespace, and returns its exit code.
+func runInside(netns string, env []string, state string) int {
 	child := exec.Command("nsenter", append([]string{"--net=/run/netns/" + netns, os.Args[0]}, os.Args[1:]...)...)
 	child.Env = append(env, envInside+"=1", "KUBECONFIG="+filepath.Join(state, "kubeconfig"))
 	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr

@@ -276,6 +276,17 @@ down() {
   { grep -o " $S/[^ ]*" /proc/self/mountinfo || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   ip netns del "$NS" 2>/dev/null || true
   rm -rf "$S"
+  # Prove it: nothing of the cluster may be left.
+  local left=()
+  [ -e "/run/netns/$NS" ] && left+=("network namespace $NS")
+  for c in /sys/fs/cgroup/*/"$CGROOT"; do [ -d "$c" ] && left+=("cgroup $c"); done
+  grep -q " $S/" /proc/self/mountinfo && left+=("mounts under $S")
+  pgrep -f -- "$S/" >/dev/null && left+=("processes: $(pgrep -f -- "$S/" | tr '\n' ' ')")
+  [ -e "$S" ] && left+=("state folder $S")
+  if [ ${#left[@]} -gt 0 ]; then
+    say "error: left behind: ${left[*]}"
+    exit 1
+  fi
   say "down"
 }
 
