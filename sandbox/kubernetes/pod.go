@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
@@ -106,12 +108,12 @@ func (b *Backend) start(ctx context.Context, ns, image string, env sandbox.Env, 
 	name := podName(env.Run)
 	log := b.log.With("run", env.Run, "task", env.Task, "pod", ns+"/"+name)
 	s := &Sandbox{b: b, ns: ns, name: name, run: env.Run, log: log}
-	spec := b.podSpec(ns, name, image, env)
-	if err := b.create(ctx, spec); err != nil {
+	pod, err := b.create(ctx, b.podSpec(ns, name, image, env))
+	if err != nil {
 		return nil, err
 	}
 	b.track(s)
-	if err := b.waitRunning(ctx, ns, name); err != nil {
+	if err := b.waitRunning(ctx, pod); err != nil {
 		s.Close(ctx)
 		return nil, err
 	}
@@ -125,42 +127,49 @@ func (b *Backend) start(ctx context.Context, ns, image string, env sandbox.Env, 
 
 // create creates the pod. A namespace at its quota is waited for like a
 // pod the scheduler cannot place: until ScheduleTimeout.
-func (b *Backend) create(ctx context.Context, pod *corev1.Pod) error {
+func (b *Backend) create(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
 	deadline := time.Now().Add(b.opts.ScheduleTimeout)
 	for wait := 200 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		_, err := b.cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		created, err := b.cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 		switch {
 		case err == nil:
-			return nil
+			return created, nil
 		case !(apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota")):
-			return fmt.Errorf("create pod: %w", err)
+			return nil, fmt.Errorf("create pod: %w", err)
 		case time.Now().After(deadline):
-			return sandbox.Failf(sandbox.FaultUnschedulable, "namespace %s stayed at its pod quota for %s: %w", pod.Namespace, b.opts.ScheduleTimeout, err)
+			return nil, sandbox.Failf(sandbox.FaultUnschedulable, "namespace %s stayed at its pod quota for %s: %w", pod.Namespace, b.opts.ScheduleTimeout, err)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-time.After(wait):
 		}
 	}
 }
 
-// waitRunning waits until the pod's container runs. Pending is waited for
-// (the scheduler may place it when other pods end) until ScheduleTimeout;
-// once placed, pulling and starting get StartTimeout. A pod that cannot
-// pull its image, cannot start, or ends, fails with its fault.
-func (b *Backend) waitRunning(ctx context.Context, ns, name string) error {
+// waitRunning waits until the pod's container runs, following the pod
+// with a watch (and a Get every second, should the watch miss or close).
+// Pending is waited for (the scheduler may place it when other pods end)
+// until ScheduleTimeout; once placed, pulling and starting get
+// StartTimeout. A pod that cannot pull its image, cannot start, or ends,
+// fails with its fault.
+func (b *Backend) waitRunning(ctx context.Context, pod *corev1.Pod) error {
+	ns, name := pod.Namespace, pod.Name
+	var events <-chan watch.Event
+	w, err := b.cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{
+		FieldSelector:   fields.OneTermEqualSelector("metadata.name", name).String(),
+		ResourceVersion: pod.ResourceVersion,
+	})
+	if err == nil {
+		defer w.Stop()
+		events = w.ResultChan()
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
 	start := time.Now()
 	var placed time.Time
 	last := ""
-	for wait := 50 * time.Millisecond; ; wait = min(wait*2, 500*time.Millisecond) {
-		pod, err := b.cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("watch pod: %w", err)
-		}
+	for {
 		st := podState(pod)
 		if st.running {
 			return nil
@@ -184,7 +193,30 @@ func (b *Backend) waitRunning(ctx context.Context, ns, name string) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(wait):
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if p, ok := ev.Object.(*corev1.Pod); ok {
+				pod = p
+				if ev.Type == watch.Deleted && pod.DeletionTimestamp == nil {
+					now := metav1.Now()
+					pod.DeletionTimestamp = &now
+				}
+			}
+		case <-tick.C:
+			p, err := b.cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if apierrors.IsNotFound(err) {
+					return sandbox.Failf(sandbox.FaultExited, "pod %s was deleted before it ran", name)
+				}
+				return fmt.Errorf("watch pod: %w", err)
+			}
+			pod = p
 		}
 	}
 }
