@@ -80,7 +80,11 @@ A study is an HCL file (see hcl/smoke.hcl). Typical use:
 For CI: killchain run --tasks A,B --sample N --junit FILE hcl/ci.hcl judges the study's
 threshold blocks when it ends (exit 99 on a breach; see killchain gate). Stages are
 decided from what each sandbox actually did (its effect log), never from what a model
-asked for.`,
+asked for.
+
+Sandboxes run in Docker (the default), or as hardened pods on a Kubernetes cluster
+with sandbox = "kubernetes" and a kubernetes { } block in the study (or --sandbox
+kubernetes); killchain sandbox gc --kubernetes cleans up after a killed study.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -45,6 +45,7 @@ import (
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/docker/wire"
+	"github.com/killchain/killchain/sandbox/stream"
 )
 
 // Backend opens Docker sandboxes.
@@ -163,7 +164,7 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 		return nil, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
 	}
 	var ok bool
-	if err := s.request(ctx, p.Request(), &ok); err != nil {
+	if err := s.Request(ctx, p.Request(), &ok); err != nil {
 		s.Close(ctx)
 		return nil, fmt.Errorf("docker sandbox %s: prepare: %w", env.Run, err)
 	}
@@ -262,18 +263,19 @@ func (b *Backend) start(ctx context.Context, image string, labels map[string]str
 		return nil, fmt.Errorf("create container: %w", err)
 	}
 	id := ctr.GetContainerID()
-	s := &Sandbox{b: b, id: id, name: name, run: run, log: log.With("container", shortID(id))}
+	s := &Sandbox{b: b, id: id, name: name, log: log.With("container", shortID(id))}
 	hj, err := b.cli.ContainerAttach(ctx, id, client.ContainerAttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
 		b.remove(ctx, id)
 		return nil, fmt.Errorf("attach: %w", err)
 	}
-	s.conn = newConn(hj.HijackedResponse, func(streamErr error, stderr string) error {
+	conn := newConn(hj.HijackedResponse, func(streamErr error, stderr string) error {
 		if s.closing.Load() {
 			return ErrClosed
 		}
 		return b.diagnose(id, streamErr, stderr)
 	})
+	s.Client = stream.Client{Conn: conn, Run: run, Limiter: b.limit, Timeout: b.opts.CallTimeout}
 	b.track(s)
 	if err := ctr.Start(ctx); err != nil {
 		s.Close(ctx)

@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker/wire"
 	"github.com/killchain/killchain/sandbox/stream"
 )
 
@@ -27,14 +25,15 @@ var (
 	ErrClosed    = stream.ErrClosed
 )
 
-// Sandbox is one run's container, attached to over its stdin/stdout.
+// Sandbox is one run's container, attached to over its stdin/stdout. Its
+// tool calls, state and file reads are the stream client's (Call, State,
+// Files; Probe in tests).
 type Sandbox struct {
+	stream.Client
 	b    *Backend
 	id   string // container ID
 	name string
-	run  string
 	log  hclog.Logger
-	conn *stream.Conn
 
 	closing   atomic.Bool
 	closeOnce sync.Once
@@ -48,43 +47,6 @@ var (
 
 // ID returns the container's ID.
 func (s *Sandbox) ID() string { return s.id }
-
-// Call runs a tool inside the container.
-func (s *Sandbox) Call(ctx context.Context, agent, tool string, args json.RawMessage) (sandbox.Result, error) {
-	var res sandbox.Result
-	err := s.request(ctx, wire.Request{Op: wire.OpCall, Agent: agent, Tool: tool, Args: args}, &res)
-	return res, err
-}
-
-// State reads the final state out of the container.
-func (s *Sandbox) State(ctx context.Context) (sandbox.State, error) {
-	var st sandbox.State
-	err := s.request(ctx, wire.Request{Op: wire.OpState}, &st)
-	return st, err
-}
-
-// Files reads the regular files under dir (relative to the state folder)
-// out of the container; see sandbox.FileReader.
-func (s *Sandbox) Files(ctx context.Context, dir string) (map[string][]byte, error) {
-	var files map[string][]byte
-	err := s.request(ctx, wire.Request{Op: wire.OpFiles, Path: dir}, &files)
-	return files, err
-}
-
-// probe runs a test-only hardening probe (see cmd/toolbox/probe.go).
-func (s *Sandbox) probe(ctx context.Context, name string, arg int) (wire.ProbeResult, error) {
-	var res wire.ProbeResult
-	err := s.request(ctx, wire.Request{Op: wire.OpProbe, Probe: name, Arg: arg}, &res)
-	return res, err
-}
-
-// request sends req and decodes the result into out (see stream.Client):
-// heavy requests wait for a slot of the backend's admission limiter, and
-// CallTimeout starts when the request is admitted and sent.
-func (s *Sandbox) request(ctx context.Context, req wire.Request, out any) error {
-	c := stream.Client{Conn: s.conn, Run: s.run, Limiter: s.b.limit, Timeout: s.b.opts.CallTimeout}
-	return c.Request(ctx, req, out)
-}
 
 // diagnose explains why the stream of container id ended: OOM kill, exit
 // code and stderr, or a lost connection.
@@ -128,7 +90,7 @@ func (b *Backend) diagnose(id string, streamErr error, stderr string) error {
 func (s *Sandbox) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
-		s.conn.Close()
+		s.Conn.Close()
 		s.closeErr = s.b.remove(ctx, s.id)
 		s.b.forget(s)
 		s.log.Debug("sandbox removed", "error", s.closeErr)

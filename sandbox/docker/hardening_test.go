@@ -30,14 +30,14 @@ func TestHardeningFromInside(t *testing.T) {
 	sandboxtest.SetHostSecrets(t)
 	b := newBackend(t, Options{PidsLimit: 48})
 	s := openProbe(t, b, uniqueStudy(t), "probe")
-	sandboxtest.Hardening(t, s, s.probe, sandboxtest.Want{Interfaces: []string{"lo"}, PidsLimit: 48, StateDir: StateDir})
+	sandboxtest.Hardening(t, s, s.Probe, sandboxtest.Want{Interfaces: []string{"lo"}, PidsLimit: 48, StateDir: StateDir})
 }
 
 func TestMemoryHogIsSandboxError(t *testing.T) {
 	b := newBackend(t, Options{MemoryMB: 32})
 	s := openProbe(t, b, uniqueStudy(t), "hog")
 	ctx := context.Background()
-	_, err := s.probe(ctx, "alloc", 256)
+	_, err := s.Probe(ctx, "alloc", 256)
 	if !errors.Is(err, ErrOOMKilled) {
 		t.Fatalf("memory hog: err = %v, want %v", err, ErrOOMKilled)
 	}
@@ -54,7 +54,7 @@ func TestUnansweredCallTimesOut(t *testing.T) {
 	s := openProbe(t, b, uniqueStudy(t), "slow")
 	ctx := context.Background()
 	start := time.Now()
-	_, err := s.probe(ctx, "sleep", 5)
+	_, err := s.Probe(ctx, "sleep", 5)
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want %v", err, ErrTimeout)
 	}

@@ -32,7 +32,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sync/singleflight"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -125,29 +124,13 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if b.limit == nil {
 		b.limit = admit.New(opts.HeavyConcurrency, b.log)
 	}
-	routeClientErrors(b.log)
+	routeClientLogs(b.log)
 	v, err := cs.Discovery().ServerVersion()
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes sandbox: cluster at %s is not reachable: %w", cfg.Host, err)
 	}
 	b.log.Debug("backend ready", "server", cfg.Host, "version", v.GitVersion, "images", opts.Images, "runtime_class", opts.RuntimeClass)
 	return b, nil
-}
-
-// clientErrors makes client-go's unhandled errors (an exec stream torn down
-// when a sandbox closes, for one) debug messages of the first backend's
-// logger instead of lines on stderr.
-var clientErrors sync.Once
-
-func routeClientErrors(log hclog.Logger) {
-	clientErrors.Do(func() {
-		l := log.Named("client-go")
-		utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{
-			func(_ context.Context, err error, msg string, kv ...any) {
-				l.Debug("client error", append([]any{"error", err, "msg", msg}, kv...)...)
-			},
-		}
-	})
 }
 
 // Name returns "kubernetes".
@@ -201,7 +184,7 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 		return nil, fmt.Errorf("kubernetes sandbox %s: %w", env.Run, err)
 	}
 	var ok bool
-	if err := s.request(ctx, p.Request(), &ok); err != nil {
+	if err := s.Request(ctx, p.Request(), &ok); err != nil {
 		s.Close(ctx)
 		return nil, fmt.Errorf("kubernetes sandbox %s: prepare: %w", env.Run, err)
 	}

@@ -115,7 +115,7 @@ func TestHardeningFromInside(t *testing.T) {
 	sandboxtest.SetHostSecrets(t)
 	b := newBackend(t, Options{})
 	sb := openProbe(t, b, uniqueStudy(t, b), "probe")
-	sandboxtest.Hardening(t, sb, sb.probe, sandboxtest.Want{
+	sandboxtest.Hardening(t, sb, sb.Probe, sandboxtest.Want{
 		Interfaces:  []string{"lo", "eth0"},
 		PidsLimit:   256,
 		StateDir:    docker.StateDir,
@@ -159,7 +159,7 @@ func TestMemoryHogIsSandboxError(t *testing.T) {
 	b := newBackend(t, Options{MemoryMB: 32})
 	sb := openProbe(t, b, uniqueStudy(t, b), "hog")
 	ctx := context.Background()
-	_, err := sb.probe(ctx, "alloc", 256)
+	_, err := sb.Probe(ctx, "alloc", 256)
 	if !errors.Is(err, docker.ErrOOMKilled) || sandbox.FaultOf(err) != sandbox.FaultOOMKilled {
 		t.Fatalf("memory hog: err = %v (fault %q), want %v", err, sandbox.FaultOf(err), docker.ErrOOMKilled)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/stream"
 )
 
 // ContainerName is the name of the one container of a sandbox pod.
@@ -107,7 +108,7 @@ func (b *Backend) podSpec(ns, name, image string, env sandbox.Env) *corev1.Pod {
 func (b *Backend) start(ctx context.Context, ns, image string, env sandbox.Env, cmd []string) (*Sandbox, error) {
 	name := podName(env.Run)
 	log := b.log.With("run", env.Run, "task", env.Task, "pod", ns+"/"+name)
-	s := &Sandbox{b: b, ns: ns, name: name, run: env.Run, log: log}
+	s := &Sandbox{Client: stream.Client{Run: env.Run}, b: b, ns: ns, name: name, log: log}
 	pod, err := b.create(ctx, b.podSpec(ns, name, image, env))
 	if err != nil {
 		return nil, err
@@ -212,7 +213,7 @@ func (b *Backend) waitRunning(ctx context.Context, pod *corev1.Pod) error {
 					return ctx.Err()
 				}
 				if apierrors.IsNotFound(err) {
-					return sandbox.Failf(sandbox.FaultExited, "pod %s was deleted before it ran", name)
+					return sandbox.Failf(sandbox.FaultExited, "%w: pod %s was deleted before it ran", docker.ErrExited, name)
 				}
 				return fmt.Errorf("watch pod: %w", err)
 			}
@@ -242,7 +243,7 @@ func podState(pod *corev1.Pod) state {
 		}
 	}
 	if pod.DeletionTimestamp != nil {
-		st.fail = sandbox.Failf(sandbox.FaultExited, "pod %s is being deleted", pod.Name)
+		st.fail = sandbox.Failf(sandbox.FaultExited, "%w: pod %s is being deleted", docker.ErrExited, pod.Name)
 		return st
 	}
 	switch pod.Status.Phase {

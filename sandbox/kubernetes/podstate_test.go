@@ -1,12 +1,14 @@
 package kubernetes
 
 import (
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/docker"
 )
 
 // TestPodState reads the pod statuses a cluster reports into running,
@@ -52,6 +54,12 @@ func TestPodState(t *testing.T) {
 			if st.running != tc.running || st.scheduled != tc.placed || sandbox.FaultOf(st.fail) != tc.fault || (tc.fault != "") != (st.fail != nil) {
 				t.Errorf("state = running %v placed %v fail %v (fault %q), want running %v placed %v fault %q",
 					st.running, st.scheduled, st.fail, sandbox.FaultOf(st.fail), tc.running, tc.placed, tc.fault)
+			}
+			if tc.fault == sandbox.FaultExited && !errors.Is(st.fail, docker.ErrExited) {
+				t.Errorf("exited pod: %v does not wrap %v", st.fail, docker.ErrExited)
+			}
+			if tc.fault == sandbox.FaultOOMKilled && !errors.Is(st.fail, docker.ErrOOMKilled) {
+				t.Errorf("OOM-killed pod: %v does not wrap %v", st.fail, docker.ErrOOMKilled)
 			}
 			if !st.running && st.fail == nil && st.why == "" {
 				t.Error("waiting without a reason")

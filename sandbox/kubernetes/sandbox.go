@@ -2,7 +2,6 @@ package kubernetes
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,18 +19,18 @@ import (
 
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
-	"github.com/killchain/killchain/sandbox/docker/wire"
 	"github.com/killchain/killchain/sandbox/stream"
 )
 
-// Sandbox is one run's pod, spoken to over an exec of the toolbox.
+// Sandbox is one run's pod, spoken to over an exec of the toolbox. Its
+// tool calls, state and file reads are the stream client's (Call, State,
+// Files; Probe in tests).
 type Sandbox struct {
+	stream.Client
 	b    *Backend
 	ns   string
 	name string
-	run  string
 	log  hclog.Logger
-	conn *stream.Conn
 	// stop ends the exec stream when the sandbox closes.
 	stop context.CancelFunc
 
@@ -74,47 +73,14 @@ func (s *Sandbox) exec(cmd []string) error {
 		inR.Close()
 		outW.CloseWithError(err)
 	}()
-	s.conn = stream.New(inW, outR, func(streamErr error) error {
+	conn := stream.New(inW, outR, func(streamErr error) error {
 		if s.closing.Load() {
 			return docker.ErrClosed
 		}
 		return s.b.diagnose(s.ns, s.name, streamErr, stderr.String())
 	})
+	s.Client = stream.Client{Conn: conn, Run: s.Run, Limiter: s.b.limit, Timeout: s.b.opts.CallTimeout}
 	return nil
-}
-
-// Call runs a tool inside the pod.
-func (s *Sandbox) Call(ctx context.Context, agent, tool string, args json.RawMessage) (sandbox.Result, error) {
-	var res sandbox.Result
-	err := s.request(ctx, wire.Request{Op: wire.OpCall, Agent: agent, Tool: tool, Args: args}, &res)
-	return res, err
-}
-
-// State reads the final state out of the pod.
-func (s *Sandbox) State(ctx context.Context) (sandbox.State, error) {
-	var st sandbox.State
-	err := s.request(ctx, wire.Request{Op: wire.OpState}, &st)
-	return st, err
-}
-
-// Files reads the regular files under dir (relative to the state folder)
-// out of the pod; see sandbox.FileReader.
-func (s *Sandbox) Files(ctx context.Context, dir string) (map[string][]byte, error) {
-	var files map[string][]byte
-	err := s.request(ctx, wire.Request{Op: wire.OpFiles, Path: dir}, &files)
-	return files, err
-}
-
-// probe runs a test-only hardening probe (see cmd/toolbox/probe.go).
-func (s *Sandbox) probe(ctx context.Context, name string, arg int) (wire.ProbeResult, error) {
-	var res wire.ProbeResult
-	err := s.request(ctx, wire.Request{Op: wire.OpProbe, Probe: name, Arg: arg}, &res)
-	return res, err
-}
-
-func (s *Sandbox) request(ctx context.Context, req wire.Request, out any) error {
-	c := stream.Client{Conn: s.conn, Run: s.run, Limiter: s.b.limit, Timeout: s.b.opts.CallTimeout}
-	return c.Request(ctx, req, out)
 }
 
 // diagnose explains why the exec stream of a pod ended: the pod's status
@@ -154,10 +120,10 @@ func (b *Backend) diagnose(ns, name string, streamErr error, stderr string) erro
 func (s *Sandbox) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
-		if s.conn != nil {
-			s.conn.Close()
+		if s.Conn != nil {
+			s.Conn.Close()
 			select { // the toolbox exits at EOF; give it a moment
-			case <-s.conn.Done():
+			case <-s.Conn.Done():
 			case <-time.After(2 * time.Second):
 			}
 		}

@@ -82,3 +82,33 @@ func (c *Client) exchange(ctx, cctx context.Context, req wire.Request, out any) 
 		return sandbox.Failf(sandbox.FaultTimeout, "sandbox %s: %w", c.Run, err)
 	}
 }
+
+// Call runs a tool in the sandbox (sandbox.Sandbox).
+func (c *Client) Call(ctx context.Context, agent, tool string, args json.RawMessage) (sandbox.Result, error) {
+	var res sandbox.Result
+	err := c.Request(ctx, wire.Request{Op: wire.OpCall, Agent: agent, Tool: tool, Args: args}, &res)
+	return res, err
+}
+
+// State reads the final state out of the sandbox (sandbox.Sandbox).
+func (c *Client) State(ctx context.Context) (sandbox.State, error) {
+	var st sandbox.State
+	err := c.Request(ctx, wire.Request{Op: wire.OpState}, &st)
+	return st, err
+}
+
+// Files reads the regular files under dir (relative to the state folder)
+// out of the sandbox (sandbox.FileReader).
+func (c *Client) Files(ctx context.Context, dir string) (map[string][]byte, error) {
+	var files map[string][]byte
+	err := c.Request(ctx, wire.Request{Op: wire.OpFiles, Path: dir}, &files)
+	return files, err
+}
+
+// Probe runs a test-only hardening probe (see cmd/toolbox/probe.go); the
+// toolbox answers it only when started with -allow-probe.
+func (c *Client) Probe(ctx context.Context, name string, arg int) (wire.ProbeResult, error) {
+	var res wire.ProbeResult
+	err := c.Request(ctx, wire.Request{Op: wire.OpProbe, Probe: name, Arg: arg}, &res)
+	return res, err
+}

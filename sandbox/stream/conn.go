@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/killchain/killchain/sandbox/docker/wire"
 )
@@ -36,9 +37,15 @@ type Conn struct {
 	pending map[uint64]chan wire.Response
 	broken  error // set once the stream ended or a request was abandoned
 
-	done  chan struct{}
-	ended error
+	done   chan struct{}
+	ended  error
+	closed atomic.Bool // Close was called: the request side is ours to end
 }
+
+// endWait bounds how long a request whose write failed waits for the
+// stream's end to be explained (a backend's diagnosis inspects the
+// container or pod).
+const endWait = 20 * time.Second
 
 // New starts reading responses from r; requests are written to w. When r
 // ends, onEnd is called once with the read error (nil at a clean EOF) to
@@ -119,6 +126,15 @@ func (c *Conn) Send(req wire.Request) (uint64, <-chan wire.Response, error) {
 	c.wmu.Unlock()
 	if err != nil {
 		c.forget(req.ID)
+		// A write fails when the stream is ending: once its end is
+		// explained (OOM kill, deleted pod), that is the error.
+		if !c.closed.Load() {
+			select {
+			case <-c.done:
+				return 0, nil, c.ended
+			case <-time.After(endWait):
+			}
+		}
 		return 0, nil, fmt.Errorf("write request: %w", err)
 	}
 	return req.ID, ch, nil
@@ -143,6 +159,7 @@ func (c *Conn) Abandon(id uint64, err error) {
 
 // Close ends the request side; the toolbox sees EOF on stdin and exits.
 func (c *Conn) Close() error {
+	c.closed.Store(true)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	return c.w.Close()

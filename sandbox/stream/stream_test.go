@@ -153,3 +153,29 @@ func TestCancelledRequestMarksTheStreamBroken(t *testing.T) {
 		t.Errorf("after a cancel: err = %v, want %v", err, ErrClosed)
 	}
 }
+
+// TestWriteFailsAsTheStreamEnds: a sandbox that dies closes its stdin
+// before its stdout ends; the request that meets the closed stdin reports
+// why the stream ended, not a pipe error.
+func TestWriteFailsAsTheStreamEnds(t *testing.T) {
+	ended := errors.New("pod was deleted")
+	reqR, reqW := io.Pipe()
+	respR, respW := io.Pipe()
+	conn := New(reqW, respR, func(error) error {
+		time.Sleep(100 * time.Millisecond) // a diagnosis takes a while
+		return ended
+	})
+	c := &Client{Conn: conn, Run: "r1", Limiter: admit.New(1, nil), Timeout: time.Second}
+	reqR.Close()
+	go func() { time.Sleep(50 * time.Millisecond); respW.Close() }()
+	var n int
+	if err := c.Request(context.Background(), wire.Request{Op: wire.OpState}, &n); !errors.Is(err, ended) {
+		t.Errorf("err = %v, want %v", err, ended)
+	}
+	// After Close, a failed write is ours and answers at once.
+	conn.Close()
+	start := time.Now()
+	if err := c.Request(context.Background(), wire.Request{Op: wire.OpState}, &n); err == nil || time.Since(start) > time.Second {
+		t.Errorf("after close: err = %v after %s", err, time.Since(start))
+	}
+}
