@@ -63,7 +63,7 @@ type Backend struct {
 	mu    sync.Mutex
 	snaps map[string]*snapshot // built, by task and base image
 	bases map[string]imagebuild.Built
-	live  map[*Sandbox]struct{}
+	live  sandbox.Live[*Sandbox]
 }
 
 var _ sandbox.Backend = (*Backend)(nil)
@@ -83,7 +83,6 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		log:   opts.Logger.Named("docker"),
 		snaps: map[string]*snapshot{},
 		bases: map[string]imagebuild.Built{},
-		live:  map[*Sandbox]struct{}{},
 		limit: opts.Limiter,
 	}
 	if b.limit == nil {
@@ -352,33 +351,16 @@ func (b *Backend) removeByName(ctx context.Context, name string) {
 	}
 }
 
-func (b *Backend) track(s *Sandbox) {
-	b.mu.Lock()
-	b.live[s] = struct{}{}
-	b.mu.Unlock()
-}
+func (b *Backend) track(s *Sandbox) { b.live.Add(s) }
 
-func (b *Backend) forget(s *Sandbox) {
-	b.mu.Lock()
-	delete(b.live, s)
-	b.mu.Unlock()
-}
+func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 
 // Close removes every sandbox still open and releases the client when the
 // backend created it. Snapshot images are kept for later studies.
 func (b *Backend) Close(ctx context.Context) error {
-	b.mu.Lock()
-	open := make([]*Sandbox, 0, len(b.live))
-	for s := range b.live {
-		open = append(open, s)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, s := range open {
-		errs = append(errs, s.Close(ctx))
-	}
+	err := b.live.CloseAll(ctx)
 	b.closeClient()
-	return errors.Join(errs...)
+	return err
 }
 
 func (b *Backend) closeClient() {

@@ -54,7 +54,7 @@ type Backend struct {
 	mu     sync.Mutex
 	ready  map[string]bool   // namespaces made ready
 	pushed map[string]string // snapshot image ID → pod image reference
-	live   map[*Sandbox]struct{}
+	live   sandbox.Live[*Sandbox]
 }
 
 var (
@@ -119,7 +119,6 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		limit:  opts.Limiter,
 		ready:  map[string]bool{},
 		pushed: map[string]string{},
-		live:   map[*Sandbox]struct{}{},
 	}
 	if b.limit == nil {
 		b.limit = admit.New(opts.HeavyConcurrency, b.log)
@@ -191,32 +190,14 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 	return s, nil
 }
 
-func (b *Backend) track(s *Sandbox) {
-	b.mu.Lock()
-	b.live[s] = struct{}{}
-	b.mu.Unlock()
-}
+func (b *Backend) track(s *Sandbox) { b.live.Add(s) }
 
-func (b *Backend) forget(s *Sandbox) {
-	b.mu.Lock()
-	delete(b.live, s)
-	b.mu.Unlock()
-}
+func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 
 // Close deletes every pod still open. Namespaces and pushed images are
 // kept for later runs of the study (GC removes them).
 func (b *Backend) Close(ctx context.Context) error {
-	b.mu.Lock()
-	open := make([]*Sandbox, 0, len(b.live))
-	for s := range b.live {
-		open = append(open, s)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, s := range open {
-		errs = append(errs, s.Close(ctx))
-	}
-	return errors.Join(errs...)
+	return b.live.CloseAll(ctx)
 }
 
 // cleanupCtx is a context apart from ctx (which may be cancelled) bounded
