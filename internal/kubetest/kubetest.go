@@ -154,6 +154,9 @@ func prerequisites() error {
 	if os.Geteuid() != 0 {
 		return errors.New("the test cluster needs root (network and mount namespaces, cgroups)")
 	}
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		return errors.New("this host has cgroup v2 only; the test cluster (scripts/kube/cluster.sh) sets up cgroup v1 hierarchies")
+	}
 	var missing []string
 	for _, c := range []string{"docker", "containerd", "ctr", "runc", "ip", "nsenter", "unshare", "curl", "openssl", "docker-registry", "go"} {
 		if _, err := exec.LookPath(c); err != nil {
