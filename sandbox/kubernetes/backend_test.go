@@ -249,3 +249,35 @@ func TestGCRemovesWhatAKilledStudyLeft(t *testing.T) {
 	}
 	sb.stop()
 }
+
+// TestQuotaIsWaitedFor: a namespace at its pod quota makes the next run
+// wait, not fail; it starts once a pod is gone, and fails as unschedulable
+// only when the deadline passes first.
+func TestQuotaIsWaitedFor(t *testing.T) {
+	b := newBackend(t, Options{MaxPods: 1, ScheduleTimeout: 40 * time.Second})
+	study := uniqueStudy(t, b)
+	ctx := context.Background()
+	first, err := b.open(ctx, testEnv(study, "first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(2 * time.Second)
+		first.Close(ctx)
+	}()
+	start := time.Now()
+	second, err := b.open(ctx, testEnv(study, "second"))
+	if err != nil {
+		t.Fatalf("second run: %v (fault %q)", err, sandbox.FaultOf(err))
+	}
+	defer second.Close(ctx)
+	if d := time.Since(start); d < 2*time.Second {
+		t.Errorf("second pod started after %s, while the first still held the quota", d)
+	}
+
+	short := newBackend(t, Options{MaxPods: 1, ScheduleTimeout: 2 * time.Second})
+	_, err = short.open(ctx, testEnv(study, "third"))
+	if sandbox.FaultOf(err) != sandbox.FaultUnschedulable || !strings.Contains(err.Error(), "quota") {
+		t.Errorf("third run: err = %v (fault %q), want unschedulable at the quota", err, sandbox.FaultOf(err))
+	}
+}

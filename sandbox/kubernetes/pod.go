@@ -135,7 +135,7 @@ func (b *Backend) create(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, err
 		switch {
 		case err == nil:
 			return created, nil
-		case !(apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota")):
+		case !quotaWait(err):
 			return nil, fmt.Errorf("create pod: %w", err)
 		case time.Now().After(deadline):
 			return nil, sandbox.Failf(sandbox.FaultUnschedulable, "namespace %s stayed at its pod quota for %s: %w", pod.Namespace, b.opts.ScheduleTimeout, err)
@@ -146,6 +146,14 @@ func (b *Backend) create(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, err
 		case <-time.After(wait):
 		}
 	}
+}
+
+// quotaWait reports whether a refused pod creation is to be tried again
+// later: the namespace is at its quota, or its quota's usage is not
+// computed yet (a namespace just made).
+func quotaWait(err error) bool {
+	msg := err.Error()
+	return apierrors.IsForbidden(err) && (strings.Contains(msg, "exceeded quota") || strings.Contains(msg, "status unknown for quota"))
 }
 
 // waitRunning waits until the pod's container runs, following the pod
