@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -114,24 +115,12 @@ func DefaultOptions() Options {
 // withDefaults fills zero fields from DefaultOptions.
 func (o Options) withDefaults() Options {
 	d := DefaultOptions()
-	if o.MemoryMB == 0 {
-		o.MemoryMB = d.MemoryMB
-	}
-	if o.CPUs == 0 {
-		o.CPUs = d.CPUs
-	}
-	if o.PidsLimit == 0 {
-		o.PidsLimit = d.PidsLimit
-	}
-	if o.StateMB == 0 {
-		o.StateMB = d.StateMB
-	}
-	if o.CallTimeout == 0 {
-		o.CallTimeout = d.CallTimeout
-	}
-	if o.CleanupTimeout == 0 {
-		o.CleanupTimeout = d.CleanupTimeout
-	}
+	o.MemoryMB = cmp.Or(o.MemoryMB, d.MemoryMB)
+	o.CPUs = cmp.Or(o.CPUs, d.CPUs)
+	o.PidsLimit = cmp.Or(o.PidsLimit, d.PidsLimit)
+	o.StateMB = cmp.Or(o.StateMB, d.StateMB)
+	o.CallTimeout = cmp.Or(o.CallTimeout, d.CallTimeout)
+	o.CleanupTimeout = cmp.Or(o.CleanupTimeout, d.CleanupTimeout)
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}

@@ -81,8 +81,7 @@ func (b *Backend) pushImage(ctx context.Context, snapshot string) (string, error
 	if err != nil {
 		return "", fmt.Errorf("inspect %s: %w", target, err)
 	}
-	repo, _, _ := strings.Cut(target[strings.LastIndex(target, "/")+1:], ":")
-	repo = target[:strings.LastIndex(target, "/")+1] + repo
+	repo := target[:strings.LastIndex(target, ":")] // the tag follows the last slash
 	for _, d := range ins.RepoDigests {
 		if strings.HasPrefix(d, repo+"@") {
 			b.log.Info("snapshot pushed", "image", d)

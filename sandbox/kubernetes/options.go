@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -108,39 +109,17 @@ func DefaultOptions() Options {
 
 func (o Options) withDefaults() Options {
 	d := DefaultOptions()
-	if o.Images == "" {
-		o.Images = d.Images
-	}
-	if o.MemoryMB == 0 {
-		o.MemoryMB = d.MemoryMB
-	}
-	if o.CPUs == 0 {
-		o.CPUs = d.CPUs
-	}
-	if o.StateMB == 0 {
-		o.StateMB = d.StateMB
-	}
-	if o.CPURequest == 0 {
-		o.CPURequest = min(d.CPURequest, o.CPUs)
-	}
-	if o.Concurrency == 0 {
-		o.Concurrency = d.Concurrency
-	}
-	if o.MaxPods == 0 {
-		o.MaxPods = max(16, 4*o.Concurrency)
-	}
-	if o.ScheduleTimeout == 0 {
-		o.ScheduleTimeout = d.ScheduleTimeout
-	}
-	if o.StartTimeout == 0 {
-		o.StartTimeout = d.StartTimeout
-	}
-	if o.CallTimeout == 0 {
-		o.CallTimeout = d.CallTimeout
-	}
-	if o.CleanupTimeout == 0 {
-		o.CleanupTimeout = d.CleanupTimeout
-	}
+	o.Images = cmp.Or(o.Images, d.Images)
+	o.MemoryMB = cmp.Or(o.MemoryMB, d.MemoryMB)
+	o.CPUs = cmp.Or(o.CPUs, d.CPUs)
+	o.StateMB = cmp.Or(o.StateMB, d.StateMB)
+	o.CPURequest = cmp.Or(o.CPURequest, min(d.CPURequest, o.CPUs))
+	o.Concurrency = cmp.Or(o.Concurrency, d.Concurrency)
+	o.MaxPods = cmp.Or(o.MaxPods, max(16, 4*o.Concurrency))
+	o.ScheduleTimeout = cmp.Or(o.ScheduleTimeout, d.ScheduleTimeout)
+	o.StartTimeout = cmp.Or(o.StartTimeout, d.StartTimeout)
+	o.CallTimeout = cmp.Or(o.CallTimeout, d.CallTimeout)
+	o.CleanupTimeout = cmp.Or(o.CleanupTimeout, d.CleanupTimeout)
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}
