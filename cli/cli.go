@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
@@ -45,6 +46,18 @@ func (g *globals) logger(secrets ...*limits.Secrets) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: "killchain", Level: hclog.LevelFromString(g.logLevel), Output: out})
 }
 
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // scrubWriter removes secrets from what passes through it.
 type scrubWriter struct {
 	w io.Writer
@@ -59,6 +72,13 @@ func (s scrubWriter) Write(p []byte) (int, error) {
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	// The progress bar and the loggers (hclog, the drivers' retry notes)
+	// write to stderr from several goroutines. A file takes concurrent
+	// writes (and the progress bar needs it to find a terminal); any other
+	// writer gets one lock for all of them.
+	if _, ok := stderr.(*os.File); !ok {
+		stderr = &lockedWriter{w: stderr}
+	}
 	g := &globals{stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "killchain",
