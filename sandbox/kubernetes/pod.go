@@ -127,18 +127,31 @@ func (b *Backend) start(ctx context.Context, ns, image string, env sandbox.Env, 
 }
 
 // create creates the pod. A namespace at its quota is waited for like a
-// pod the scheduler cannot place: until ScheduleTimeout.
+// pod the scheduler cannot place: until ScheduleTimeout. A refusal the API
+// server means as passing (a quota update that lost a race with another
+// pod's, throttling, a timeout) is tried again, for as long.
 func (b *Backend) create(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
 	deadline := time.Now().Add(b.opts.ScheduleTimeout)
-	for wait := 200 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		created, err := b.cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
-		switch {
+	pods := b.cs.CoreV1().Pods(pod.Namespace)
+	for try, wait := 0, 200*time.Millisecond; ; try, wait = try+1, min(2*wait, 5*time.Second) {
+		created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+		if try > 0 && apierrors.IsAlreadyExists(err) {
+			// An earlier try was made although its reply was lost.
+			if got, gerr := pods.Get(ctx, pod.Name, metav1.GetOptions{}); gerr == nil && got.Labels[LabelRun] == pod.Labels[LabelRun] {
+				return got, nil
+			}
+		}
+		switch retry := createRetry(err); {
 		case err == nil:
 			return created, nil
-		case !quotaWait(err):
+		case retry == "":
 			return nil, fmt.Errorf("create pod: %w", err)
-		case time.Now().After(deadline):
+		case time.Now().After(deadline) && retry == "quota":
 			return nil, sandbox.Failf(sandbox.FaultUnschedulable, "namespace %s stayed at its pod quota for %s: %w", pod.Namespace, b.opts.ScheduleTimeout, err)
+		case time.Now().After(deadline):
+			return nil, fmt.Errorf("create pod: refused for %s: %w", b.opts.ScheduleTimeout, err)
+		default:
+			b.log.Debug("pod creation refused for now, trying again", "pod", pod.Name, "reason", retry, "wait", wait, "error", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -148,12 +161,23 @@ func (b *Backend) create(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, err
 	}
 }
 
-// quotaWait reports whether a refused pod creation is to be tried again
-// later: the namespace is at its quota, or its quota's usage is not
-// computed yet (a namespace just made).
-func quotaWait(err error) bool {
-	msg := err.Error()
-	return apierrors.IsForbidden(err) && (strings.Contains(msg, "exceeded quota") || strings.Contains(msg, "status unknown for quota"))
+// createRetry says why a refused pod creation is to be tried again later,
+// or "" when it is not: "quota" when the namespace is at its quota or its
+// quota's usage is not computed yet (a namespace just made), "transient"
+// when the API server refused for a passing reason (a conflict on the
+// quota's usage when pods are created side by side, throttling, a
+// timeout, the server unavailable).
+func createRetry(err error) string {
+	switch msg := fmt.Sprint(err); {
+	case err == nil:
+		return ""
+	case apierrors.IsForbidden(err) && (strings.Contains(msg, "exceeded quota") || strings.Contains(msg, "status unknown for quota")):
+		return "quota"
+	case apierrors.IsConflict(err), apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err),
+		apierrors.IsTimeout(err), apierrors.IsServiceUnavailable(err):
+		return "transient"
+	}
+	return ""
 }
 
 // waitRunning waits until the pod's container runs, following the pod

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
@@ -94,5 +96,36 @@ func TestNames(t *testing.T) {
 	}
 	if p := podName("memory_poison/Q1"); !validLabel(p) {
 		t.Errorf("pod name %q", p)
+	}
+}
+
+// TestCreateRetry sorts the API server's refusals of a pod into waited for
+// (quota), tried again (passing) and failed at once.
+func TestCreateRetry(t *testing.T) {
+	pods := schema.GroupResource{Resource: "pods"}
+	quotas := schema.GroupResource{Resource: "resourcequotas"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{name: "created", err: nil, want: ""},
+		{name: "at quota", err: apierrors.NewForbidden(pods, "p", errors.New(`exceeded quota: killchain, requested: pods=1, used: pods=16, limited: pods=16`)), want: "quota"},
+		{name: "quota not computed", err: apierrors.NewForbidden(pods, "p", errors.New(`status unknown for quota: killchain, resource: pods`)), want: "quota"},
+		{name: "quota usage conflict", err: apierrors.NewConflict(quotas, "killchain", errors.New("the object has been modified; please apply your changes to the latest version and try again")), want: "transient"},
+		{name: "throttled", err: apierrors.NewTooManyRequests("slow down", 1), want: "transient"},
+		{name: "server timeout", err: apierrors.NewServerTimeout(pods, "create", 1), want: "transient"},
+		{name: "timeout", err: apierrors.NewTimeoutError("took too long", 1), want: "transient"},
+		{name: "unavailable", err: apierrors.NewServiceUnavailable("starting"), want: "transient"},
+		{name: "restricted level refuses", err: apierrors.NewForbidden(pods, "p", errors.New(`violates PodSecurity "restricted:latest": runAsNonRoot != true`)), want: ""},
+		{name: "invalid", err: apierrors.NewBadRequest("spec.containers: Required value"), want: ""},
+		{name: "already exists", err: apierrors.NewAlreadyExists(pods, "p"), want: ""},
+		{name: "not an API error", err: errors.New("dial tcp 127.0.0.1:6443: connect: connection refused"), want: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := createRetry(tc.err); got != tc.want {
+				t.Errorf("createRetry(%v) = %q, want %q", tc.err, got, tc.want)
+			}
+		})
 	}
 }
