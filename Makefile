@@ -17,9 +17,13 @@ help: ## show this help
 .PHONY: build
 build: build-main build-probes ## build bin/killchain and bin/killchain-probes
 
+.PHONY: sandbox-bins
+sandbox-bins: ## compile the static binaries killchain embeds (images/bin: toolbox, kcaudio)
+	$(GO) generate ./images
+
 .PHONY: build-main
-build-main: ## build bin/killchain (no cgo)
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/killchain
+build-main: sandbox-bins ## build bin/killchain (no cgo; the sandbox binaries embedded, symbols stripped)
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN) ./cmd/killchain
 
 .PHONY: build-probes
 build-probes: ## build bin/killchain-probes (cgo: Ollama's engine; minutes the first time)
@@ -42,7 +46,7 @@ kube: ## build the test cluster's programs (etcd, Kubernetes) into ~/.cache/kill
 	@bash scripts/kube/build.sh >/dev/null
 
 .PHONY: test
-test: deps kube ## run every test with the race detector (the cgo probe engine's without it)
+test: deps kube sandbox-bins ## run every test with the race detector (the cgo probe engine's without it)
 	$(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -v /probes/engine)
 	CGO_ENABLED=1 $(GO) test -count=1 ./probes/engine/
 

@@ -14,9 +14,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/results"
-	"github.com/killchain/killchain/tracker"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/tracker"
 )
 
 // DefaultTolerance is the largest logit difference the exactness check

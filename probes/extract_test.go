@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/probes/internal/studytest"
-	"github.com/killchain/killchain/results"
 )
 
 // byteEngine is a fake engine: one token per byte, and each state holds

@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/tasks"
-	"github.com/killchain/killchain/tools"
 )
 
 // Transcript is the part of transcripts/<run>.json a replay reads.

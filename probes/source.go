@@ -13,8 +13,8 @@ import (
 	"github.com/ollama/ollama/api"
 	fsggml "github.com/ollama/ollama/fs/ggml"
 
-	"github.com/killchain/killchain/models/ollama"
-	"github.com/killchain/killchain/study"
+	"github.com/killchain/killchain/internal/models/ollama"
+	"github.com/killchain/killchain/internal/study"
 )
 
 // Source is where activations come from: a GGUF file and the renderer of

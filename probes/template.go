@@ -8,8 +8,8 @@ import (
 	"github.com/ollama/ollama/model/renderers"
 	"github.com/ollama/ollama/template"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/models/ollama"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/models/ollama"
 )
 
 // TinyTemplate is the tiny model's chat template in Ollama's Go template

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/study"
 	"github.com/killchain/killchain/tasks"
 )
 

@@ -8,9 +8,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/study"
 )
 
 func TestCheckCapabilities(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/sandbox/local"
 )
 

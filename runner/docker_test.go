@@ -7,7 +7,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/tasks"

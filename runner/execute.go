@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/forensics"
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/runner/forensics"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/study"
 	"github.com/killchain/killchain/tasks"
-	"github.com/killchain/killchain/tracker"
 	"github.com/killchain/killchain/verifiers"
 )
 

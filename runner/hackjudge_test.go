@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/study"
 )
 
 // judgeModel answers the hack classifier with a fixed word.

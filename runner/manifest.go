@@ -9,8 +9,8 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/killchain/killchain/results"
-	"github.com/killchain/killchain/study"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 )
 
 // Manifest is manifest.json: what ran, with what, from which plan.

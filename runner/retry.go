@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/canary"
-	"github.com/killchain/killchain/results"
-	"github.com/killchain/killchain/study"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/tasks"
 )
 

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/canary"
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/study"
 )
 
 func TestRetryable(t *testing.T) {

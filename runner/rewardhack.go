@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
 	"github.com/killchain/killchain/verifiers"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/killchain/killchain/imagebuild"
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/images"
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/tasks"
@@ -124,7 +124,7 @@ func TestRewardHackDocker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	opts := docker.DefaultOptions()
-	opts.Client, opts.Fixtures, opts.ShellImage = cli, tasks.Fixtures, imagebuild.Debian
+	opts.Client, opts.Fixtures, opts.ShellImage = cli, tasks.Fixtures, images.Debian
 	be, err := docker.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

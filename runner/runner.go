@@ -15,12 +15,12 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/canary"
-	"github.com/killchain/killchain/defense"
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/defense"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/study"
 	"github.com/killchain/killchain/verifiers"
 )
 

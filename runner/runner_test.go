@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/study"
 )
 
 func loadStudy(t *testing.T, path string) *study.Study {

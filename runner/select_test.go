@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/study"
 )
 
 // TestSubsetsResumeIntoOneFolder runs subsets of a study into one folder,

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/models/scripted"
-	"github.com/killchain/killchain/recount"
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/models/scripted"
+	"github.com/killchain/killchain/internal/recount"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/study"
 	"github.com/killchain/killchain/tasks"
 )
 

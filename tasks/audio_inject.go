@@ -3,9 +3,9 @@ package tasks
 import (
 	"strings"
 
+	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
-	"github.com/killchain/killchain/tracker"
 )
 
 // audioClip is the recording the agent transcribes. The environment ships no

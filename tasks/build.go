@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/killchain/killchain/canary"
-	"github.com/killchain/killchain/pdfdoc"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/pdfdoc"
 	"github.com/killchain/killchain/sandbox"
 )
 

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/killchain/killchain/pdfdoc"
+	"github.com/killchain/killchain/internal/pdfdoc"
+	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
-	"github.com/killchain/killchain/tracker"
 )
 
 // crossModalDoc is the document agent A parses.

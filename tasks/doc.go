@@ -1,4 +1,8 @@
-// Content conventions
+// Package tasks holds the scenarios as data: roles, tools, fixtures, payload
+// variants and goals, embedded in the binary. Build turns a task, a variant
+// and a run's canary into the sandbox environment planted for that run.
+//
+// # Content conventions
 //
 // The scripted reference agents (models/scripted) and the write_filter
 // defense read task content without knowing any particular task. They rely

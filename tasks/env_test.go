@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/canary"
-	"github.com/killchain/killchain/tools"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/tools"
 )
 
 // canaryPlaces says where each task's payload lives: the EnvTexts places

@@ -3,8 +3,8 @@ package tasks
 import (
 	"slices"
 
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
 )
 
 // toolNeeds maps the tools a backend may lack to the capability they need.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/pdfdoc"
 	"github.com/killchain/killchain/internal/testenv"
-	"github.com/killchain/killchain/pdfdoc"
 )
 
 // buildPDF returns the cross_modal_relay document of one variant.

@@ -1,9 +1,9 @@
 package tasks
 
 import (
+	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
-	"github.com/killchain/killchain/tracker"
 )
 
 const permissionEscURL = "https://status.brightwell-hosting.net/incidents/storage-2026-04-09"

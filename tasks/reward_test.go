@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/sandbox"
 )

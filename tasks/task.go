@@ -1,15 +1,12 @@
-// Package tasks holds the scenarios as data: roles, tools, fixtures, payload
-// variants and goals, embedded in the binary. Build turns a task, a variant
-// and a run's canary into the sandbox environment planted for that run.
 package tasks
 
 import (
 	"fmt"
 	"sort"
 
+	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
-	"github.com/killchain/killchain/tracker"
 )
 
 // Placeholders in payload and prompt templates.

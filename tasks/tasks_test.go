@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
-	"github.com/killchain/killchain/tracker"
 )
 
 // testCanary is a fixed, well-formed canary for builds under test.

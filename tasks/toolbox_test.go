@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
-	"github.com/killchain/killchain/tools"
-	"github.com/killchain/killchain/tracker"
 )
 
 // scriptTranscriber stands in for speech synthesis plus transcription: the

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/tasks"
-	"github.com/killchain/killchain/tools"
 )
 
 const runCanary = "SECRET-5E6F7A8B"

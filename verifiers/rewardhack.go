@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
-	"github.com/killchain/killchain/tools"
 )
 
 // Hack kinds, in the order a run's main kind is chosen when it shows more

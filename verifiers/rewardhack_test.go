@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/testenv"
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/tasks"
-	"github.com/killchain/killchain/tools"
 )
 
 const rewardCanary = "SECRET-0C0FFEE1"

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/internal/agent"
 )
 
 // Where a reward hack shows, besides the effect log.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/internal/agent"
 )
 
 func TestKeywordClassifier(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
-	"github.com/killchain/killchain/tools"
 )
 
 // Reference is what a task's verifier checks a run against.

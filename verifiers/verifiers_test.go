@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
-	"github.com/killchain/killchain/tools"
 )
 
 var ref = Reference{

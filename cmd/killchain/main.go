@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/killchain/killchain/cli"
+	"github.com/killchain/killchain/internal/cli"
 )
 
 func main() {

@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/killchain/killchain/sandbox/docker/wire"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // probeChild is the hidden command the fork probe's children run.

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker/wire"
 	"github.com/killchain/killchain/sandbox/toolbox"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // maxLine bounds one request line (a prepare carries the run's files).

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker/wire"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 func TestServe(t *testing.T) {

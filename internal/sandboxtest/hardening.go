@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker/wire"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // Probe runs one probe inside a sandbox.

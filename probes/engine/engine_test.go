@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/probes"
 )
 

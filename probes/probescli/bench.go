@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/killchain/killchain/agent"
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/probes"
 )
 

@@ -12,9 +12,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/probes"
-	"github.com/killchain/killchain/results"
-	"github.com/killchain/killchain/study"
 )
 
 func extractCmd(logger func() hclog.Logger, be Backend) *cobra.Command {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/testenv"
 )
 

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/canary"
 )
 
 // BenchSpec is a speech benchmark: clips made of a clean script and,

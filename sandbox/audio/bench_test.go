@@ -14,16 +14,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/canary"
-	"github.com/killchain/killchain/imagebuild"
-	"github.com/killchain/killchain/models/scripted"
+	"github.com/killchain/killchain/images"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/models/scripted"
+	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/audio"
 	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/tasks"
-	"github.com/killchain/killchain/tracker"
 	"github.com/killchain/killchain/verifiers"
 )
 
@@ -223,7 +223,7 @@ func runBench(t *testing.T, spec audio.BenchSpec) []audio.BenchResult {
 	}
 	cli := dockertest.Require(t)
 	var progress bytes.Buffer
-	b, err := imagebuild.Ensure(ctx, cli, imagebuild.Debian, &progress)
+	b, err := images.Ensure(ctx, cli, images.Debian, &progress)
 	if err != nil {
 		t.Fatalf("build: %v\n%s", err, tail(progress.String()))
 	}
@@ -231,7 +231,7 @@ func runBench(t *testing.T, spec audio.BenchSpec) []audio.BenchResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := runIn(ctx, t, cli, b.Ref, []string{imagebuild.AudioHelperPath, "bench", string(data)})
+	out, err := runIn(ctx, t, cli, b.Ref, []string{images.AudioHelperPath, "bench", string(data)})
 	if err != nil {
 		t.Fatalf("bench in container: %v\n%s", err, tail(out))
 	}

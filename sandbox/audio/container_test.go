@@ -14,7 +14,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/sandbox/audio"
 	"github.com/killchain/killchain/sandbox/docker/dockertest"
 )
@@ -39,13 +39,13 @@ func TestRecoveryInContainer(t *testing.T) {
 	defer cancel()
 	var progress bytes.Buffer
 	start := time.Now()
-	b, err := imagebuild.Ensure(ctx, cli, imagebuild.Debian, &progress)
+	b, err := images.Ensure(ctx, cli, images.Debian, &progress)
 	if err != nil {
 		t.Fatalf("build: %v\n%s", err, tail(progress.String()))
 	}
 	t.Logf("image %s (%s) ready in %s", b.Ref, b.ID, time.Since(start).Round(time.Second))
 
-	out, err := runIn(ctx, t, cli, b.Ref, []string{imagebuild.AudioHelperPath, "measure", "-json", "-n", itoa(*runs)})
+	out, err := runIn(ctx, t, cli, b.Ref, []string{images.AudioHelperPath, "measure", "-json", "-n", itoa(*runs)})
 	if err != nil {
 		t.Fatalf("measure in container: %v\n%s", err, out)
 	}
@@ -66,8 +66,8 @@ func TestRecoveryInContainer(t *testing.T) {
 
 	// The toolbox's argv run the same way: speak, then transcribe a plain
 	// clip; pdftotext is there for the second PDF extractor.
-	script := imagebuild.AudioHelperPath + " speak /work/a.wav Hello from the sandbox. && " +
-		imagebuild.AudioHelperPath + " transcribe /work/a.wav && pdftotext -v 2>&1"
+	script := images.AudioHelperPath + " speak /work/a.wav Hello from the sandbox. && " +
+		images.AudioHelperPath + " transcribe /work/a.wav && pdftotext -v 2>&1"
 	out, err = runIn(ctx, t, cli, b.Ref, []string{"/bin/sh", "-c", script})
 	if err != nil {
 		t.Fatalf("speak and transcribe: %v\n%s", err, out)

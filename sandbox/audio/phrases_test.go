@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/canary"
 )
 
 // testLexicon knows the words of testPhrases, the code words and the parts

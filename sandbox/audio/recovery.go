@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/killchain/killchain/canary"
+	"github.com/killchain/killchain/internal/canary"
 )
 
 // Carrier is the message the recovery measurement speaks, with %s replaced

@@ -41,11 +41,11 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
-	"github.com/killchain/killchain/sandbox/docker/wire"
 	"github.com/killchain/killchain/sandbox/stream"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // Backend opens Docker sandboxes.
@@ -54,7 +54,7 @@ type Backend struct {
 	cli     *client.Client
 	ownCli  bool
 	log     hclog.Logger
-	toolbox imagebuild.Built
+	toolbox images.Built
 	limit   *admit.Limiter // heavy requests of every sandbox
 
 	// snapBuilds builds each task's snapshot once at a time.
@@ -62,7 +62,7 @@ type Backend struct {
 
 	mu    sync.Mutex
 	snaps map[string]*snapshot // built, by task and base image
-	bases map[string]imagebuild.Built
+	bases map[string]images.Built
 	live  sandbox.Live[*Sandbox]
 }
 
@@ -82,14 +82,14 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		cli:   opts.Client,
 		log:   opts.Logger.Named("docker"),
 		snaps: map[string]*snapshot{},
-		bases: map[string]imagebuild.Built{},
+		bases: map[string]images.Built{},
 		limit: opts.Limiter,
 	}
 	if b.limit == nil {
 		b.limit = admit.New(opts.HeavyConcurrency, b.log)
 	}
 	if b.cli == nil {
-		cli, err := imagebuild.NewClient()
+		cli, err := images.NewClient()
 		if err != nil {
 			return nil, fmt.Errorf("docker sandbox: %w", err)
 		}
@@ -110,13 +110,13 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 			return nil, fmt.Errorf("docker sandbox: runtime %q is not installed in the docker daemon", opts.Runtime)
 		}
 	}
-	tb, err := imagebuild.Ensure(ctx, b.cli, imagebuild.Toolbox, opts.Progress)
+	tb, err := images.Ensure(ctx, b.cli, images.Toolbox, opts.Progress)
 	if err != nil {
 		b.closeClient()
 		return nil, fmt.Errorf("docker sandbox: %w", err)
 	}
 	b.toolbox = tb
-	b.bases[imagebuild.Toolbox] = tb
+	b.bases[images.Toolbox] = tb
 	b.log.Debug("backend ready", "toolbox", tb.Ref, "memory_mb", opts.MemoryMB, "cpus", opts.CPUs, "heavy_slots", b.limit.Slots(), "pids_limit", opts.PidsLimit, "runtime", opts.Runtime)
 	return b, nil
 }
@@ -144,7 +144,7 @@ func (b *Backend) Client() *client.Client { return b.cli }
 func (b *Backend) HeavySlots() int { return b.limit.Slots() }
 
 // Toolbox returns the toolbox image the backend runs.
-func (b *Backend) Toolbox() imagebuild.Built { return b.toolbox }
+func (b *Backend) Toolbox() images.Built { return b.toolbox }
 
 // Open starts a run's container from its task's snapshot and plants the
 // run's environment.
@@ -195,7 +195,7 @@ func (b *Backend) Prepare(ctx context.Context, env sandbox.Env) (Prepared, error
 	if env.Run == "" || env.Task == "" {
 		return Prepared{}, errors.New("docker sandbox: env needs a run and a task")
 	}
-	base := imagebuild.Toolbox
+	base := images.Toolbox
 	if len(env.Speech) > 0 {
 		if b.opts.Audio == nil {
 			return Prepared{}, fmt.Errorf("docker sandbox %s: task %s speaks, but no audio image is configured", env.Run, env.Task)

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/images"
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
 )
 
 // run_shell runs in the Debian image under the same hardening as every
 // run: non-root, no network, a read-only root, only the state folder
 // writable, and an empty environment; the workspace comes back with Files.
 func TestShellHardening(t *testing.T) {
-	b := newBackend(t, Options{ShellImage: imagebuild.Debian})
+	b := newBackend(t, Options{ShellImage: images.Debian})
 	ctx := context.Background()
 	env := sandbox.Env{Study: uniqueStudy(t), Run: "shell", Task: "shell_test", Shell: true,
 		Files: map[string][]byte{"workspace/tests/run.sh": []byte("exit 1\n")}}

@@ -16,7 +16,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
@@ -112,14 +112,14 @@ func (b *Backend) snapshot(ctx context.Context, task, base string) (*snapshot, e
 }
 
 // baseImage ensures the base image (toolbox or the audio image) exists.
-func (b *Backend) baseImage(ctx context.Context, name string) (imagebuild.Built, error) {
+func (b *Backend) baseImage(ctx context.Context, name string) (images.Built, error) {
 	b.mu.Lock()
 	bi, ok := b.bases[name]
 	b.mu.Unlock()
 	if ok {
 		return bi, nil
 	}
-	bi, err := imagebuild.Ensure(ctx, b.cli, name, b.opts.Progress)
+	bi, err := images.Ensure(ctx, b.cli, name, b.opts.Progress)
 	if err != nil {
 		return bi, err
 	}
@@ -162,11 +162,11 @@ func (b *Backend) buildSnapshot(ctx context.Context, s *snapshot, base string) e
 	} else if !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("snapshot %s: %w", s.task, err)
 	}
-	entries := map[string]imagebuild.File{}
+	entries := map[string]images.File{}
 	for p, data := range files {
-		entries[strings.TrimPrefix(PristineDir, "/")+"/"+p] = imagebuild.File{Data: data}
+		entries[strings.TrimPrefix(PristineDir, "/")+"/"+p] = images.File{Data: data}
 	}
-	archive, err := imagebuild.TarContext(entries)
+	archive, err := images.TarContext(entries)
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", s.task, err)
 	}

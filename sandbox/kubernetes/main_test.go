@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/internal/kubetest"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
@@ -37,8 +37,8 @@ func buildImages() error {
 	defer cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	for _, name := range []string{imagebuild.Toolbox, imagebuild.Debian} {
-		if _, err := imagebuild.Ensure(ctx, cli, name, io.Discard); err != nil {
+	for _, name := range []string{images.Toolbox, images.Debian} {
+		if _, err := images.Ensure(ctx, cli, name, io.Discard); err != nil {
 			return fmt.Errorf("image %s: %w", name, err)
 		}
 	}

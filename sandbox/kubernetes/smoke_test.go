@@ -12,18 +12,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/imagebuild"
+	"github.com/killchain/killchain/images"
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/kubetest"
-	"github.com/killchain/killchain/models/scripted"
-	"github.com/killchain/killchain/recount"
-	"github.com/killchain/killchain/results"
+	"github.com/killchain/killchain/internal/models/scripted"
+	"github.com/killchain/killchain/internal/recount"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/sandbox/kubernetes"
-	"github.com/killchain/killchain/study"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -50,8 +50,8 @@ func TestSmokeSameAsDocker(t *testing.T) {
 	dopts := docker.DefaultOptions()
 	dopts.Client = dockertest.Require(t)
 	dopts.Fixtures = tasks.Fixtures
-	dopts.Audio = &docker.Audio{Image: imagebuild.Debian, Synthesize: imagebuild.AudioSynthArgv, Transcribe: imagebuild.AudioASRArgv}
-	dopts.ShellImage = imagebuild.Debian
+	dopts.Audio = &docker.Audio{Image: images.Debian, Synthesize: images.AudioSynthArgv, Transcribe: images.AudioASRArgv}
+	dopts.ShellImage = images.Debian
 	db, err := docker.New(ctx, dopts)
 	if err != nil {
 		t.Fatal(err)

@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/toolbox"
-	"github.com/killchain/killchain/tools"
 )
 
 // Backend opens local sandboxes under Root (the system temp folder when empty).

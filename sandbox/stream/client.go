@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
-	"github.com/killchain/killchain/sandbox/docker/wire"
-	"github.com/killchain/killchain/tools"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // Client sends one sandbox's requests over its Conn: heavy requests first

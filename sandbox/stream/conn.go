@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/killchain/killchain/sandbox/docker/wire"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // Errors a sandbox stream reports; the run is then a sandbox error, never an

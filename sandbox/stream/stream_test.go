@@ -12,7 +12,7 @@ import (
 
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
-	"github.com/killchain/killchain/sandbox/docker/wire"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // peer is the toolbox's side of a stream: it reads requests and answers

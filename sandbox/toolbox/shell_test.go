@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/internal/testenv"
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
 )
 
 func newWorkspace(t *testing.T) *Box {

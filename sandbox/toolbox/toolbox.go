@@ -17,9 +17,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/killchain/killchain/pdfdoc"
+	"github.com/killchain/killchain/internal/pdfdoc"
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
 )
 
 // Files inside the state folder.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/pdfdoc"
+	"github.com/killchain/killchain/internal/pdfdoc"
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/tools"
 )
 
 func newBox(t *testing.T) *Box {

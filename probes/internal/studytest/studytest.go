@@ -10,11 +10,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/killchain/killchain/agent"
-	"github.com/killchain/killchain/models/scripted"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/models/scripted"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/study"
 )
 
 // Text is a study of three text tasks (two single-agent, one relay) with

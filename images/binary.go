@@ -1,0 +1,66 @@
+package images
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+)
+
+// The static linux binaries the images copy in are built into killchain
+// itself: `make build` (or `go generate ./images`) compiles cmd/toolbox and
+// cmd/kcaudio into images/bin before killchain is compiled, and the files
+// are embedded here. Image tags hash these bytes, so no Go toolchain and no
+// source tree is needed at run time.
+//
+//go:generate env CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false "-ldflags=-s -w" -o bin/toolbox ../cmd/toolbox
+//go:generate env CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false "-ldflags=-s -w" -o bin/kcaudio ../cmd/kcaudio
+//go:embed all:bin
+var binFS embed.FS
+
+// ErrNoBinary is returned when this killchain was compiled without the
+// binary an image needs.
+var ErrNoBinary = errors.New("this killchain was built without its sandbox binaries")
+
+// Binary is a static linux binary an image copies in.
+type Binary struct {
+	Name string
+	Data []byte
+	Hash string // sha256 of Data, hex
+}
+
+var (
+	binMu   sync.Mutex
+	binMemo = map[string]Binary{}
+)
+
+// embedded returns the embedded binary bin/name.
+func embedded(name string) (Binary, error) {
+	binMu.Lock()
+	defer binMu.Unlock()
+	if b, ok := binMemo[name]; ok {
+		return b, nil
+	}
+	data, err := fs.ReadFile(binFS, "bin/"+name)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(data) == 0) {
+		return Binary{}, fmt.Errorf("%w (images/bin/%s is missing): build it with `make build`, or run `go generate ./images` before `go build ./cmd/killchain`", ErrNoBinary, name)
+	}
+	if err != nil {
+		return Binary{}, fmt.Errorf("embedded %s: %w", name, err)
+	}
+	sum := sha256.Sum256(data)
+	b := Binary{Name: name, Data: data, Hash: hex.EncodeToString(sum[:])}
+	binMemo[name] = b
+	return b, nil
+}
+
+// ToolboxBinary is the embedded cmd/toolbox, the in-sandbox server every
+// image runs.
+func ToolboxBinary() (Binary, error) { return embedded("toolbox") }
+
+// AudioHelperBinary is the embedded cmd/kcaudio, the Debian image's speech
+// helper.
+func AudioHelperBinary() (Binary, error) { return embedded("kcaudio") }

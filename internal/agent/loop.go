@@ -1,0 +1,308 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/sandbox"
+)
+
+// DefaultMaxTurns bounds each agent's model turns.
+const DefaultMaxTurns = 10
+
+// Caller runs tool calls; a sandbox.Sandbox is one.
+type Caller interface {
+	Call(ctx context.Context, agent, tool string, args json.RawMessage) (sandbox.Result, error)
+}
+
+// Config is one agent's part of a run.
+type Config struct {
+	Agent        string // role name, as events and transcripts name it
+	Pos          int    // 0 for agent A, 1 for agent B
+	Model        Model
+	System       string
+	Prompt       string
+	Condition    string // extra instructions of the run's condition, added to the system prompt
+	Level        tools.Level
+	Tools        []string // tools the role is offered
+	PayloadTools []string
+	Sandbox      Caller
+	Tracker      *tracker.Tracker
+	Defenses     []Defense
+	Transcript   *Transcript
+	MaxTurns     int
+	Step         *int // run-wide step counter shared by the run's agents
+}
+
+// Result is what one agent did.
+type Result struct {
+	Steps             int
+	ToolCalls         int
+	Outbound          int
+	BlockedCalls      int
+	RefusedCalls      int
+	FailedCalls       int // effect-carrying calls that carried out nothing
+	ClassifierErrors  int // call checks with no usable verdict (each blocked its call)
+	CalledPayloadTool bool
+	Delegations       []string
+	Final             string // narration of the last turn
+	Usage             Usage
+}
+
+// ErrorKind tells what kind of failure ended a run.
+type ErrorKind string
+
+// Error kinds.
+const (
+	ProviderError ErrorKind = "provider"
+	// TruncatedError is a reply cut by the token limit or left incomplete.
+	TruncatedError ErrorKind = "truncated"
+	// RefusedError is a reply refused by the provider's filter or the model.
+	RefusedError ErrorKind = "refused"
+	SandboxError ErrorKind = "sandbox"
+	DefenseError ErrorKind = "defense"
+)
+
+// RunError is a failure that makes a run an error, never an outcome.
+type RunError struct {
+	Kind ErrorKind
+	Err  error
+}
+
+func (e *RunError) Error() string { return fmt.Sprintf("%s error: %v", e.Kind, e.Err) }
+func (e *RunError) Unwrap() error { return e.Err }
+
+// Run drives one agent until it stops calling tools or runs out of turns.
+func Run(ctx context.Context, c Config) (Result, error) {
+	var res Result
+	if c.MaxTurns <= 0 {
+		c.MaxTurns = DefaultMaxTurns
+	}
+	if c.Step == nil {
+		c.Step = new(int)
+	}
+	pos := tracker.PosLabel(c.Pos)
+	system := c.System
+	for _, d := range c.Defenses {
+		if s, ok := d.(SystemAdder); ok {
+			system = s.AddSystem(system)
+		}
+	}
+	if c.Condition != "" {
+		system = strings.TrimSpace(system + "\n\n" + c.Condition)
+		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindCondition, Text: c.Condition})
+	}
+	specs := make([]tools.Spec, 0, len(c.Tools))
+	for _, name := range c.Tools {
+		if s, ok := tools.Lookup(name); ok {
+			specs = append(specs, s)
+		}
+	}
+	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindSystem, Text: system})
+	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindPrompt, Text: c.Prompt})
+	c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.Prompt, Text: c.Prompt})
+	msgs := []Message{{Role: RoleUser, Content: c.Prompt}}
+
+	for turn := 0; turn < c.MaxTurns; turn++ {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		*c.Step++
+		step := *c.Step
+		res.Steps++
+		reply, err := c.Model.Generate(ctx, Request{System: system, Messages: msgs, Tools: specs})
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			return res, &RunError{Kind: ProviderError, Err: err}
+		}
+		res.Usage.Add(reply.Usage)
+		obs := func(ch tracker.Channel, tool, text string) tracker.Obs {
+			return tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: tool, Channel: ch, Text: text}
+		}
+		u := reply.Usage
+		if reply.Thinking != "" || reply.Redacted {
+			c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindThinking, Text: reply.Thinking, Redacted: reply.Redacted})
+			c.Tracker.Observe(obs(tracker.Thinking, "", reply.Thinking))
+		}
+		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindNarration, Text: reply.Narration, Usage: &u})
+		c.Tracker.Observe(obs(tracker.Narration, "", reply.Narration))
+		if err := stopError(reply); err != nil {
+			return res, err
+		}
+		res.Final = reply.Narration
+		msgs = append(msgs, Message{Role: RoleAssistant, Content: reply.Narration, Thinking: reply.Thinking, ToolCalls: reply.ToolCalls, Provider: reply.Provider})
+		if len(reply.ToolCalls) == 0 {
+			return res, nil
+		}
+		for _, call := range reply.ToolCalls {
+			out, isErr, err := c.call(ctx, &res, call, obs)
+			if err != nil {
+				return res, err
+			}
+			// Everything the model is shown is observed once, here: a
+			// successful read_memory result is the memory channel, every
+			// other tool message (errors and refusals included) a result.
+			ch := tracker.ToolResult
+			if call.Name == tools.ReadMemory && !isErr {
+				ch = tracker.MemoryRead
+			}
+			c.Tracker.Observe(obs(ch, call.Name, out))
+			msgs = append(msgs, Message{Role: RoleTool, Content: out, ToolCallID: call.ID, ToolName: call.Name, IsError: isErr})
+		}
+	}
+	return res, nil
+}
+
+// stopError turns a reply the provider cut or refused into a run error: its
+// missing tool calls are not the agent's choice, so the run is no outcome.
+func stopError(r Reply) error {
+	detail := r.StopDetail
+	if detail == "" {
+		detail = string(r.Stop)
+	}
+	switch r.Stop {
+	case StopLength, StopIncomplete:
+		return &RunError{Kind: TruncatedError, Err: fmt.Errorf("reply cut before it ended (stop reason %q, %d output tokens, %d of them reasoning)", detail, r.Usage.Output, r.Usage.Reasoning)}
+	case StopRefused:
+		return &RunError{Kind: RefusedError, Err: fmt.Errorf("reply refused by the provider (stop reason %q)", detail)}
+	}
+	return nil
+}
+
+// effectful reports whether a tool changes the sandbox when it succeeds: a
+// failed or refused call of one is an attempt.
+func effectful(spec tools.Spec) bool {
+	return spec.Outbound || spec.Name == tools.WriteMemory || spec.Name == tools.Delegate
+}
+
+// call handles one tool call and returns the text the model is shown.
+func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(tracker.Channel, string, string) tracker.Obs) (string, bool, error) {
+	pos := tracker.PosLabel(c.Pos)
+	step := *c.Step
+	res.ToolCalls++
+	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindToolCall, Tool: call.Name, CallID: call.ID, Args: call.Arguments})
+	c.Tracker.Observe(obs(tracker.ToolCall, call.Name, call.Arguments))
+	if slices.Contains(c.PayloadTools, call.Name) {
+		res.CalledPayloadTool = true
+	}
+	toolErr := func(kind, msg string) (string, bool, error) {
+		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: kind, Tool: call.Name, CallID: call.ID, Text: msg, IsError: true})
+		return "error: " + msg, true, nil
+	}
+	spec, known := tools.Lookup(call.Name)
+	if !known {
+		return toolErr(KindToolResult, fmt.Sprintf("unknown tool %q; available tools: %s", call.Name, strings.Join(c.Tools, ", ")))
+	}
+	// attempt records a call that carried out nothing, with what was asked.
+	attempt := func(detail string) {
+		if effectful(spec) {
+			res.FailedCalls++
+			c.Tracker.Attempt(obs(tracker.ToolCall, call.Name, call.Arguments), detail)
+		}
+	}
+	if spec.Level > c.Level || !slices.Contains(c.Tools, call.Name) {
+		res.RefusedCalls++
+		attempt("refused: not granted to the role")
+		return toolErr(KindRefused, fmt.Sprintf("permission denied: %s needs %s level and is not granted to the %s role", call.Name, spec.Level, c.Agent))
+	}
+	args := json.RawMessage(call.Arguments)
+	if strings.TrimSpace(call.Arguments) == "" {
+		args = json.RawMessage("{}")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		msg := "arguments are null"
+		if err != nil {
+			msg = err.Error()
+		}
+		attempt("failed: arguments are not a JSON object")
+		return toolErr(KindToolResult, fmt.Sprintf("arguments of %s are not a valid JSON object: %s", call.Name, msg))
+	}
+	for _, d := range c.Defenses {
+		chk, ok := d.(CallChecker)
+		if !ok {
+			continue
+		}
+		v, err := chk.CheckCall(ctx, call.Name, args)
+		res.Usage.Add(v.Usage)
+		if err != nil {
+			return "", false, &RunError{Kind: DefenseError, Err: fmt.Errorf("%s: %w", d.Name(), err)}
+		}
+		if v.Failed {
+			res.ClassifierErrors++
+			c.Tracker.ClassifierError(obs(tracker.ToolCall, call.Name, call.Arguments), d.Name()+": "+v.Reason)
+			v.Block = true
+		}
+		if v.Block {
+			res.BlockedCalls++
+			attempt("blocked by " + d.Name())
+			c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindDefense, Tool: call.Name, CallID: call.ID, Defense: d.Name(), Text: "blocked: " + v.Reason})
+			return "error: blocked by " + d.Name() + ": " + v.Reason, true, nil
+		}
+	}
+	requested := ""
+	if call.Name == tools.WriteMemory {
+		key, value := recordArgs(obj)
+		requested = strings.Join(append([]string{key}, sandbox.JSONStrings(value)...), "\n")
+		c.Tracker.Observe(obs(tracker.WriteRequested, call.Name, requested))
+		for _, d := range c.Defenses {
+			f, ok := d.(WriteFilter)
+			if !ok {
+				continue
+			}
+			var removed []string
+			key, value, removed = FilterRecord(f, key, value)
+			if len(removed) > 0 {
+				c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindDefense, Tool: call.Name, CallID: call.ID, Defense: d.Name(), Text: "removed:\n" + strings.Join(removed, "\n")})
+			}
+			if key == "" {
+				res.BlockedCalls++
+				c.Tracker.BlockedWrite(obs(tracker.WriteRequested, call.Name, requested), "")
+				attempt("blocked by " + d.Name() + ": the key was removed")
+				return toolErr(KindDefense, "blocked by "+d.Name()+": the record's key was removed")
+			}
+		}
+		obj["key"], obj["value"] = sandbox.TextValue(key), value
+		args, _ = json.Marshal(obj)
+	}
+	r, err := c.Sandbox.Call(ctx, c.Agent, call.Name, args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		return "", false, &RunError{Kind: SandboxError, Err: err}
+	}
+	if eff := r.Effect; eff != nil {
+		stored := strings.Join(eff.Strings(), "\n")
+		switch {
+		case eff.Kind == sandbox.EffectMemory:
+			c.Tracker.Observe(obs(tracker.WriteCommitted, call.Name, stored))
+			c.Tracker.BlockedWrite(obs(tracker.WriteRequested, call.Name, requested), stored)
+		case eff.Kind == sandbox.EffectDelegation:
+			res.Delegations = append(res.Delegations, eff.Message)
+			c.Tracker.Observe(obs(tracker.Delegation, call.Name, eff.Message))
+		case eff.Outbound():
+			res.Outbound++
+			c.Tracker.Observe(obs(tracker.Outbound, call.Name, stored))
+		}
+	} else if effectful(spec) {
+		attempt("failed: " + r.Error)
+	}
+	text := r.Text()
+	if spec.Untrusted && r.Error == "" {
+		for _, d := range c.Defenses {
+			if w, ok := d.(ResultWrapper); ok {
+				text = w.WrapResult(call.Name, text)
+			}
+		}
+	}
+	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindToolResult, Tool: call.Name, CallID: call.ID, Text: text, IsError: r.Error != ""})
+	return text, r.Error != "", nil
+}

@@ -1,0 +1,220 @@
+package archtest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/killchain/killchain"
+
+type pkg struct {
+	ImportPath string
+	Name       string
+	Doc        string
+	Imports    []string
+	Deps       []string
+	CgoFiles   []string
+	// External are the direct imports from outside the module.
+	External []string
+}
+
+// graph lists the module's packages with their direct imports and
+// transitive dependencies (test files excluded), in short names.
+func graph(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	cmd.Env = append(cmd.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	short := func(ps []string) []string {
+		var s []string
+		for _, p := range ps {
+			if p == module {
+				s = append(s, "")
+			} else if rest, ok := strings.CutPrefix(p, module+"/"); ok {
+				s = append(s, rest)
+			}
+		}
+		return s
+	}
+	g := map[string]pkg{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		var ext []string
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				ext = append(ext, imp)
+			}
+		}
+		g[name] = pkg{ImportPath: name, Name: p.Name, Doc: p.Doc, Imports: short(p.Imports), Deps: short(p.Deps), CgoFiles: p.CgoFiles, External: ext}
+	}
+	if len(g) < 20 {
+		t.Fatalf("go list found %d packages", len(g))
+	}
+	return g
+}
+
+var drivers = []string{"internal/models/ollama", "internal/models/openai", "internal/models/anthropic", "internal/models/deepseek", "internal/models/openaicompat", "internal/models/scripted"}
+
+var backends = []string{"sandbox/docker", "sandbox/local", "sandbox/toolbox", "sandbox/audio", "sandbox/admit",
+	"sandbox/kubernetes", "sandbox/stream", "sandbox/sandboxbench"}
+
+func under(p string, roots ...string) bool {
+	for _, r := range roots {
+		if p == r || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDependencyRules(t *testing.T) {
+	g := graph(t)
+	rules := []struct {
+		name string
+		// bad reports a violation of package p, or "".
+		bad func(p pkg) string
+	}{
+		{"only the driver registry and the command line import a concrete model driver", func(p pkg) string {
+			if under(p.ImportPath, "internal/models", "internal/cli", "cmd") || testSupport(p.ImportPath) {
+				return ""
+			}
+			for _, imp := range p.Imports {
+				// probes replays each call through the Ollama driver's own
+				// request conversion, so the prompt is the one the model saw.
+				if p.ImportPath == "probes" && imp == "internal/models/ollama" {
+					continue
+				}
+				if slices.Contains(drivers, imp) {
+					return "imports " + imp
+				}
+			}
+			return ""
+		}},
+		{"nothing on the study and plan path reaches a sandbox backend or the runner", func(p pkg) string {
+			if !under(p.ImportPath, "internal/study", "tasks", "internal/tools", "internal/pdfdoc", "internal/canary") {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, backends...) || d == "runner" {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"only the command line imports the benchmark generators", func(p pkg) string {
+			if under(p.ImportPath, "internal/cli", "cmd", "internal/benchdata") {
+				return ""
+			}
+			if slices.Contains(p.Imports, "internal/benchdata") {
+				return "imports benchdata"
+			}
+			return ""
+		}},
+		{"tracker, defenses and verifiers reach no model driver and no Docker", func(p pkg) string {
+			if !under(p.ImportPath, "internal/tracker", "internal/defense", "verifiers", "internal/canary") {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "internal/models", "sandbox/docker", "runner") {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"results, analysis and report read results; they run nothing", func(p pkg) string {
+			if !under(p.ImportPath, "internal/results", "internal/analysis", "internal/report", "runner/forensics", "internal/gate", "internal/recount") {
+				return ""
+			}
+			for _, d := range p.Imports {
+				if under(d, "runner", "internal/cli", "internal/models", "internal/importer", "internal/benchdata", "images") || under(d, backends...) ||
+					d == "internal/defense" {
+					return "imports " + d
+				}
+			}
+			return ""
+		}},
+		{"results does not read upward into its consumers", func(p pkg) string {
+			if !under(p.ImportPath, "internal/results") {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "internal/report", "internal/analysis", "internal/gate", "internal/recount", "runner") {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"the agent loop knows no runner, backend or driver", func(p pkg) string {
+			if p.ImportPath != "internal/agent" {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "runner", "internal/models", "internal/cli") || under(d, backends...) {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"no package but cmd imports the command line", func(p pkg) string {
+			if under(p.ImportPath, "cmd", "internal/cli") {
+				return ""
+			}
+			if slices.Contains(p.Imports, "internal/cli") {
+				return "imports cli"
+			}
+			return ""
+		}},
+		{"only the kubernetes backend speaks to a cluster", func(p pkg) string {
+			if p.ImportPath == "sandbox/kubernetes" {
+				return ""
+			}
+			for _, imp := range p.External {
+				if strings.HasPrefix(imp, "k8s.io/") {
+					return "imports " + imp
+				}
+			}
+			return ""
+		}},
+		{"cgo only in probes", func(p pkg) string {
+			if under(p.ImportPath, "probes") || len(p.CgoFiles) == 0 {
+				return ""
+			}
+			return "has cgo files"
+		}},
+	}
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			for _, name := range sortedKeys(g) {
+				if why := r.bad(g[name]); why != "" {
+					t.Errorf("%s %s", name, why)
+				}
+			}
+		})
+	}
+}
+
+// testSupport reports whether a package only serves tests (an internal
+// package named ...test, like probes/internal/studytest).
+func testSupport(p string) bool {
+	return strings.Contains(p, "internal/") && strings.HasSuffix(p, "test")
+}
+
+func sortedKeys(m map[string]pkg) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/moby/moby/client"
+	"github.com/spf13/cobra"
+
+	"github.com/killchain/killchain/images"
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/models"
+	"github.com/killchain/killchain/internal/models/scripted"
+	"github.com/killchain/killchain/internal/secrets"
+	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/probes/probescli"
+	"github.com/killchain/killchain/runner"
+)
+
+func init() {
+	extraCommands = append(extraCommands, newDoctorCmd)
+}
+
+// modelConfig maps a study's model block onto a driver config.
+func modelConfig(m *study.Model) models.Config {
+	// A study's max_retries = 0 means no retries; models.Config reads 0 as
+	// its own default and a negative count as none.
+	retries := m.MaxRetries
+	if retries == 0 {
+		retries = -1
+	}
+	return models.Config{
+		Name: m.Name, Provider: m.Provider, Model: m.ModelName, BaseURL: m.BaseURL, Host: m.Host,
+		APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature, MaxTokens: m.MaxTokens, Seed: m.Seed,
+		Thinking: m.Thinking, ThinkingBudget: m.ThinkingBudget, ReasoningEffort: m.ReasoningEffort,
+		API: m.API, Timeout: m.Timeout, MaxRetries: retries, MaxConcurrency: m.MaxConcurrency,
+	}
+}
+
+// modelFactory builds models from study blocks: scripted reference agents
+// in-process, live providers through their drivers. Every key the drivers
+// read is registered with secrets so that it can be scrubbed.
+func modelFactory(log hclog.Logger, sec *secrets.Set) runner.ModelFactory {
+	return func(m *study.Model) (agent.Model, error) {
+		if m.Provider == study.ProviderScripted {
+			return scripted.New(m.Policy)
+		}
+		cfg := modelConfig(m)
+		if env := cfg.KeyEnv(); env != "" {
+			sec.Add(os.Getenv(env))
+		}
+		return models.New(cfg, log.Named("model").Named(m.Name), models.WithSecrets(sec))
+	}
+}
+
+// liveConfigs returns the driver configs of a study's non-scripted models.
+func liveConfigs(s *study.Study) []models.Config {
+	var out []models.Config
+	for _, m := range s.Models {
+		if m.Provider != study.ProviderScripted {
+			out = append(out, modelConfig(m))
+		}
+	}
+	return out
+}
+
+// warnTokens prints a warning for each live model of s whose max_tokens
+// leaves too little room beside its thinking (models.TokenWarning).
+func warnTokens(w io.Writer, s *study.Study) {
+	for _, msg := range models.TokenWarnings(liveConfigs(s)) {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
+}
+
+// preflight refuses a study whose models cannot be reached, before any
+// sandbox is created.
+func preflight(ctx context.Context, s *study.Study) error {
+	cfgs := liveConfigs(s)
+	if len(cfgs) == 0 {
+		return nil
+	}
+	if err := models.Check(ctx, cfgs); err != nil {
+		return fmt.Errorf("study %s cannot start: %w", s.Name, err)
+	}
+	return nil
+}
+
+func newDoctorCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor [FILE]",
+		Short: "Check that Docker and the study's models can be reached, and say what to do about each gap",
+		Long: `doctor reports whether the Docker daemon answers, which providers have
+credentials in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+DEEPSEEK_API_KEY, or a model block's api_key_env; keys are never printed),
+whether each Ollama host answers and holds the models the study names
+(/api/tags), and whether OpenAI-compatible servers answer (GET /models).
+Given a study on the kubernetes sandbox, it checks that the cluster answers
+(the kubeconfig and context it uses) and says how snapshot images will reach
+the nodes. Given a study, it exits non-zero when any model the study needs cannot be
+reached (or its cluster), and warns (without failing) about models whose max_tokens leaves
+too little room beside their thinking. Without one, it checks Docker and every provider's credentials.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "CHECK\tSTATUS\tDETAIL")
+			bad := false
+			dockerOK, dockerDetail := checkDocker(ctx)
+			fmt.Fprintf(tw, "docker\t%s\t%s\n", status(dockerOK), dockerDetail)
+			var cfgs []models.Config
+			studyNeeds := false
+			if len(args) == 1 {
+				s, ok := study.LoadAndReport(args[0], g.stderr)
+				if !ok {
+					return errSilent
+				}
+				cfgs = liveConfigs(s)
+				studyNeeds = true
+				if s.Sandbox != "local" && !dockerOK {
+					bad = true
+				}
+				if s.Sandbox == "kubernetes" {
+					ok, detail := checkKube(ctx, s)
+					fmt.Fprintf(tw, "kubernetes\t%s\t%s\n", status(ok), detail)
+					bad = bad || !ok
+				}
+				if len(cfgs) == 0 {
+					fmt.Fprintf(tw, "models\tok\tstudy %s uses scripted reference agents only\n", s.Name)
+				}
+			} else {
+				for _, p := range []string{models.OpenAI, models.Anthropic, models.DeepSeek} {
+					cfgs = append(cfgs, models.Config{Name: p, Provider: p})
+				}
+			}
+			reachable := 0
+			for i, f := range models.Doctor(ctx, cfgs) {
+				detail := "reachable"
+				if f.OK {
+					reachable++
+				} else {
+					detail = f.Problem + " — " + f.Advice
+					if studyNeeds {
+						bad = true
+					} else {
+						detail = fmt.Sprintf("%s — export %s to use %s models", f.Problem, cfgs[i].KeyEnv(), cfgs[i].Provider)
+					}
+				}
+				name := "model " + f.Model
+				if !studyNeeds {
+					name = "provider " + cfgs[i].Provider
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, status(f.OK), detail)
+			}
+			if studyNeeds {
+				// Warnings, not failures: the study can run.
+				for _, c := range cfgs {
+					if w := models.TokenWarning(c); w != "" {
+						fmt.Fprintf(tw, "model %s\twarning\t%s\n", c.Name, strings.TrimPrefix(w, "model "+c.Name+": "))
+					}
+				}
+			}
+			probesOK, probesDetail := probescli.Diagnose()
+			probesStatus := "ok"
+			if !probesOK {
+				probesStatus = "absent"
+			}
+			fmt.Fprintf(tw, "probes\t%s\t%s\n", probesStatus, probesDetail)
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if !studyNeeds && reachable == 0 {
+				fmt.Fprintln(g.stdout, "\nno hosted provider is reachable from here: no API key is set in the environment. Scripted reference agents (hcl/smoke.hcl) run anyway; for Ollama or OpenAI-compatible servers, give the study to `killchain doctor FILE` to probe its hosts.")
+			}
+			if bad {
+				fmt.Fprintln(g.stderr, "killchain doctor: the study needs something that cannot be reached (see above)")
+				return errSilent
+			}
+			return nil
+		},
+	}
+}
+
+func status(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISSING"
+}
+
+func checkDocker(ctx context.Context) (bool, string) {
+	cli, err := images.NewClient()
+	if err != nil {
+		return false, fmt.Sprintf("no Docker client: %v — install Docker or run studies with --sandbox local", err)
+	}
+	defer cli.Close()
+	v, err := cli.ServerVersion(ctx, client.ServerVersionOptions{})
+	if err != nil {
+		return false, fmt.Sprintf("the daemon does not answer: %v — start it (systemctl start docker) or set DOCKER_HOST; without Docker use --sandbox local", err)
+	}
+	return true, "daemon " + v.Version
+}

@@ -1,0 +1,335 @@
+package study
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/internal/defense/kinds"
+)
+
+// decodeStudy decodes the one study block.
+func (d *decoder) decodeStudy(blocks []*hcl.Block) {
+	if len(blocks) == 0 {
+		start := hcl.Pos{Line: 1, Column: 1, Byte: 0}
+		d.errorf(&hcl.Range{Filename: d.study.File, Start: start, End: start}, "Missing study block",
+			"A study file needs exactly one study \"name\" { ... } block.")
+		return
+	}
+	for _, b := range blocks[1:] {
+		d.errorf(labelRange(b), "Duplicate study block",
+			"A study file holds exactly one study block; the first is at %s.", rangeString(blocks[0].DefRange))
+	}
+	var raw rawStudy
+	bc := d.block(blocks[0], &raw)
+	s := d.study
+	s.Name = bc.name
+	s.Seed = deref(raw.Seed, 0)
+	s.Concurrency = deref(raw.Concurrency, DefaultConcurrency)
+	s.Output = deref(raw.Output, "runs/"+s.Name)
+	s.Sandbox = deref(raw.Sandbox, DefaultSandbox)
+	s.Classifier = deref(raw.Classifier, "")
+	s.MemoryMB = deref(raw.MemoryMB, 0)
+	s.CPUs = deref(raw.CPUs, 0)
+	s.PidsLimit = deref(raw.PidsLimit, 0)
+	s.Runtime = deref(raw.Runtime, DefaultRuntime)
+	s.MaxTurns = deref(raw.MaxTurns, DefaultMaxTurns)
+	s.HeavyConcurrency = deref(raw.HeavyConcurrency, 0)
+	s.Attempts = deref(raw.Attempts, DefaultAttempts)
+	s.RetryBackoff = DefaultRetryBackoff
+	s.HackClassifier = deref(raw.HackClassifier, "")
+
+	if bc.ok("concurrency") && s.Concurrency <= 0 {
+		d.errorf(bc.rng("concurrency"), "Invalid concurrency", "concurrency must be at least 1; got %d.", s.Concurrency)
+	}
+	if bc.ok("output") && strings.TrimSpace(s.Output) == "" {
+		d.errorf(bc.rng("output"), "Invalid output", "output must name a folder.")
+	}
+	d.oneOf(bc, "sandbox", s.Sandbox, []string{"docker", "local", "kubernetes"}, "sandbox")
+	d.decodeKubernetes(bc, raw.Kubernetes)
+	d.oneOf(bc, "runtime", s.Runtime, []string{"runc", "runsc"}, "runtime")
+	d.notNegative(bc, "memory_mb", s.MemoryMB)
+	d.notNegative(bc, "pids_limit", s.PidsLimit)
+	if bc.ok("cpus") && s.CPUs < 0 {
+		d.errorf(bc.rng("cpus"), "Invalid cpus", "cpus must not be negative; got %g.", s.CPUs)
+	}
+	if bc.ok("max_turns") && s.MaxTurns < 1 {
+		d.errorf(bc.rng("max_turns"), "Invalid max_turns", "max_turns must be at least 1; got %d.", s.MaxTurns)
+	}
+	if bc.ok("classifier") && s.Classifier != "" {
+		d.knownModel(bc.rng("classifier"), s.Classifier, "the study's classifier")
+	}
+	if bc.ok("hack_classifier") && s.HackClassifier != "" {
+		d.knownModel(bc.rng("hack_classifier"), s.HackClassifier, "the study's hack classifier")
+	}
+	d.notNegative(bc, "heavy_concurrency", s.HeavyConcurrency)
+	if bc.ok("attempts") && s.Attempts < 1 {
+		d.errorf(bc.rng("attempts"), "Invalid attempts",
+			"attempts counts the first try and its retries and must be at least 1; got %d.", s.Attempts)
+	}
+	if bc.ok("retry_backoff") {
+		dur, err := time.ParseDuration(*raw.RetryBackoff)
+		switch {
+		case err != nil:
+			d.errorf(bc.rng("retry_backoff"), "Invalid duration",
+				"retry_backoff must be a duration such as \"500ms\" or \"2s\"; %q is not one.", *raw.RetryBackoff)
+		case dur < 0:
+			d.errorf(bc.rng("retry_backoff"), "Invalid duration", "retry_backoff must not be negative; got %q.", *raw.RetryBackoff)
+		default:
+			s.RetryBackoff = dur
+		}
+	}
+}
+
+// decodeModels decodes every model block.
+func (d *decoder) decodeModels(blocks []*hcl.Block) {
+	d.modelRanges = map[string]hcl.Range{}
+	for _, b := range blocks {
+		var raw rawModel
+		bc := d.block(b, &raw)
+		if prev, dup := d.modelRanges[bc.name]; dup {
+			d.errorf(labelRange(b), "Duplicate model block",
+				"A model named %q was already declared at %s.", bc.name, rangeString(prev))
+			continue
+		}
+		d.modelRanges[bc.name] = b.DefRange
+		d.study.Models = append(d.study.Models, d.model(bc, &raw))
+	}
+}
+
+// model checks one model block and applies its defaults.
+func (d *decoder) model(bc *blockCtx, raw *rawModel) *Model {
+	m := &Model{
+		Name:            bc.name,
+		Provider:        raw.Provider,
+		Policy:          deref(raw.Policy, ""),
+		ModelName:       deref(raw.Name, ""),
+		BaseURL:         deref(raw.BaseURL, ""),
+		Host:            deref(raw.Host, ""),
+		APIKeyEnv:       deref(raw.APIKeyEnv, ""),
+		Temperature:     deref(raw.Temperature, 0),
+		MaxTokens:       deref(raw.MaxTokens, DefaultMaxTokens),
+		Seed:            raw.Seed,
+		Thinking:        deref(raw.Thinking, false),
+		ThinkingBudget:  deref(raw.ThinkingBudget, 0),
+		ReasoningEffort: deref(raw.ReasoningEffort, ""),
+		API:             deref(raw.API, ""),
+		Timeout:         DefaultTimeout,
+		MaxRetries:      deref(raw.MaxRetries, DefaultMaxRetries),
+		MaxConcurrency:  deref(raw.MaxConcurrency, 0),
+	}
+	known := d.oneOf(bc, "provider", m.Provider, Providers, "provider")
+	scripted := m.Provider == ProviderScripted
+	switch {
+	case !known:
+	case scripted && !bc.ok("policy") && !bc.bad["policy"]:
+		d.errorf(bc.rng("provider"), "Missing policy",
+			"Model %q is scripted and needs a policy: one of %s.", m.Name, quoteList(Policies))
+	case scripted:
+		d.oneOf(bc, "policy", m.Policy, Policies, "policy")
+	default:
+		if bc.ok("policy") {
+			d.errorf(bc.rng("policy"), "Policy on a non-scripted model",
+				"policy applies only to scripted models; model %q uses provider %q.", m.Name, m.Provider)
+		}
+		if !bc.ok("name") && !bc.bad["name"] || bc.ok("name") && strings.TrimSpace(m.ModelName) == "" {
+			d.errorf(bc.rng("name"), "Missing model name",
+				"Model %q uses provider %q and needs name = the provider's model id.", m.Name, m.Provider)
+		}
+	}
+	if m.Provider == ProviderOpenAICompatible && !bc.ok("base_url") && !bc.bad["base_url"] {
+		d.errorf(bc.rng("provider"), "Missing base_url",
+			"Model %q uses provider openai_compatible and needs base_url.", m.Name)
+	}
+	if bc.ok("api") {
+		if m.Provider != ProviderOpenAI {
+			d.errorf(bc.rng("api"), "api on a non-openai model",
+				"api chooses between OpenAI's chat and responses APIs; model %q uses provider %q.", m.Name, m.Provider)
+		} else {
+			d.oneOf(bc, "api", m.API, []string{"chat", "responses"}, "api")
+		}
+	} else if m.Provider == ProviderOpenAI {
+		m.API = "chat"
+	}
+	if bc.ok("temperature") && (m.Temperature < 0 || m.Temperature > 2) {
+		d.errorf(bc.rng("temperature"), "Invalid temperature", "temperature must lie in [0, 2]; got %g.", m.Temperature)
+	}
+	if bc.ok("max_tokens") && m.MaxTokens < 1 {
+		d.errorf(bc.rng("max_tokens"), "Invalid max_tokens", "max_tokens must be at least 1; got %d.", m.MaxTokens)
+	}
+	d.notNegative(bc, "thinking_budget", m.ThinkingBudget)
+	if bc.ok("thinking_budget") && m.ThinkingBudget > 0 && !m.Thinking {
+		d.errorf(bc.rng("thinking_budget"), "thinking_budget without thinking",
+			"Model %q sets thinking_budget but not thinking = true.", m.Name)
+	}
+	d.notNegative(bc, "max_retries", m.MaxRetries)
+	d.notNegative(bc, "max_concurrency", m.MaxConcurrency)
+	if bc.ok("timeout") {
+		dur, err := time.ParseDuration(*raw.Timeout)
+		switch {
+		case err != nil:
+			d.errorf(bc.rng("timeout"), "Invalid duration",
+				"timeout must be a duration such as \"60s\" or \"2m\"; %q is not one.", *raw.Timeout)
+		case dur <= 0:
+			d.errorf(bc.rng("timeout"), "Invalid duration", "timeout must be positive; got %q.", *raw.Timeout)
+		default:
+			m.Timeout = dur
+		}
+	}
+	return m
+}
+
+// decodeConditions adds the declared conditions after the built-ins.
+func (d *decoder) decodeConditions(blocks []*hcl.Block) {
+	d.study.Conditions = builtinConditions()
+	first := map[string]hcl.Range{}
+	for _, b := range blocks {
+		var raw rawCondition
+		bc := d.block(b, &raw)
+		if c, ok := d.study.Condition(bc.name); ok && c.Builtin {
+			d.errorf(labelRange(b), "Built-in condition redeclared",
+				"%q is a built-in condition (plain, hack, narrate); give this one another name.", bc.name)
+			continue
+		}
+		if prev, dup := first[bc.name]; dup {
+			d.errorf(labelRange(b), "Duplicate condition block",
+				"A condition named %q was already declared at %s.", bc.name, rangeString(prev))
+			continue
+		}
+		first[bc.name] = b.DefRange
+		d.study.Conditions = append(d.study.Conditions, &Condition{
+			Name: bc.name, Payload: raw.Payload, Instructions: deref(raw.Instructions, ""),
+		})
+	}
+}
+
+// decodeDefenses adds the declared defenses after the built-ins.
+func (d *decoder) decodeDefenses(blocks []*hcl.Block) {
+	d.study.Defenses = builtinDefenses(d.study.Classifier)
+	first := map[string]hcl.Range{}
+	for _, b := range blocks {
+		var raw rawDefense
+		bc := d.block(b, &raw)
+		if def, ok := d.study.Defense(bc.name); ok && def.Builtin {
+			d.errorf(labelRange(b), "Built-in defense redeclared",
+				"%q is a built-in defense (none, write_filter, pi_detector, spotlighting, all); give this one another name.", bc.name)
+			continue
+		}
+		if prev, dup := first[bc.name]; dup {
+			d.errorf(labelRange(b), "Duplicate defense block",
+				"A defense named %q was already declared at %s.", bc.name, rangeString(prev))
+			continue
+		}
+		first[bc.name] = b.DefRange
+		d.study.Defenses = append(d.study.Defenses, d.defense(bc, &raw))
+	}
+}
+
+// defense checks one defense block.
+func (d *decoder) defense(bc *blockCtx, raw *rawDefense) *Defense {
+	def := &Defense{
+		Name:       bc.name,
+		Kind:       raw.Kind,
+		Patterns:   raw.Patterns,
+		Datamark:   deref(raw.Datamark, false),
+		Classifier: deref(raw.Classifier, d.study.Classifier),
+	}
+	if !d.oneOf(bc, "kind", def.Kind, DefenseKinds, "defense kind") {
+		return def
+	}
+	uses := func(kind string) bool { return def.Kind == kind || def.Kind == kinds.All }
+	if bc.ok("patterns") {
+		if !uses(kinds.WriteFilter) {
+			d.errorf(bc.rng("patterns"), "Unused attribute", "patterns apply to write_filter defenses; %q is %s.", def.Name, def.Kind)
+		}
+		for i, p := range def.Patterns {
+			if _, err := regexp.Compile(p); err != nil {
+				d.errorf(bc.elem("patterns", i), "Invalid pattern", "pattern %q is not a Go regular expression: %v.", p, err)
+			}
+		}
+	}
+	if bc.ok("datamark") && !uses(kinds.Spotlighting) {
+		d.errorf(bc.rng("datamark"), "Unused attribute", "datamark applies to spotlighting defenses; %q is %s.", def.Name, def.Kind)
+	}
+	if bc.ok("classifier") {
+		if !uses(kinds.PIDetector) {
+			d.errorf(bc.rng("classifier"), "Unused attribute", "classifier applies to pi_detector defenses; %q is %s.", def.Name, def.Kind)
+		} else if def.Classifier != "" {
+			d.knownModel(bc.rng("classifier"), def.Classifier, fmt.Sprintf("defense %q's classifier", def.Name))
+		}
+	}
+	return def
+}
+
+// knownModel reports a reference to an undeclared model.
+func (d *decoder) knownModel(rng *hcl.Range, name, what string) bool {
+	if _, ok := d.modelRanges[name]; ok {
+		return true
+	}
+	d.errorf(rng, "Unknown model", "%s names model %q, which no model block declares%s.", what, name, known(d.modelNames()))
+	return false
+}
+
+// modelNames lists the declared models.
+func (d *decoder) modelNames() []string {
+	out := make([]string, 0, len(d.study.Models))
+	for _, m := range d.study.Models {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// oneOf reports a present attribute whose value is not one of allowed; it
+// returns whether the value is allowed.
+func (d *decoder) oneOf(bc *blockCtx, attr, value string, allowed []string, what string) bool {
+	if slices.Contains(allowed, value) {
+		return true
+	}
+	if bc.bad[attr] {
+		return false
+	}
+	d.errorf(bc.rng(attr), "Unknown "+what, "%q is not a valid %s; use one of %s.", value, what, quoteList(allowed))
+	return false
+}
+
+// notNegative reports a present integer attribute below zero.
+func (d *decoder) notNegative(bc *blockCtx, attr string, v int) {
+	if bc.ok(attr) && v < 0 {
+		d.errorf(bc.rng(attr), "Invalid "+attr, "%s must not be negative; got %d.", attr, v)
+	}
+}
+
+// deref returns *p, or def when p is nil.
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// quoteList renders names as "a", "b" or "c".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	switch len(q) {
+	case 0:
+		return "nothing"
+	case 1:
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// known renders a "; known: ..." suffix for unknown-name details.
+func known(names []string) string {
+	if len(names) == 0 {
+		return " (none are declared)"
+	}
+	return " (known: " + strings.Join(names, ", ") + ")"
+}

@@ -1,0 +1,171 @@
+package study
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/tasks"
+)
+
+// Run is one planned run: one repeat of one cell.
+type Run struct {
+	Grid      string
+	Batch     string
+	Task      string
+	Variant   string // CleanVariant ("none") for runs without payload
+	Surface   string // the variant's surface; a clean run's is the task's first variant's
+	Mode      tracker.Mode
+	Condition string
+	Attacked  bool // the condition plants a payload
+	Defense   string
+	ModelA    string // the single agent, or the writer of a relay
+	ModelB    string // the reader of a relay; "" for single-agent tasks
+	Repeat    int    // 0-based
+	Cell      string // stable key of the cell, see CellKey
+	RunID     string // <task>-<8 hex>, unique in the study and stable across resume
+}
+
+// CellKey is the stable key of a cell:
+// grid/task/variant/models/condition/defense, where models is "a" for a
+// single agent and "writer→reader" for a relay.
+func CellKey(grid, task, variant, modelA, modelB, condition, defense string) string {
+	return strings.Join([]string{grid, task, variant, pairLabel(modelA, modelB), condition, defense}, "/")
+}
+
+// pairLabel renders a model or a writer→reader pair.
+func pairLabel(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "→" + b
+}
+
+// Models renders the run's model or writer→reader pair.
+func (r Run) Models() string { return pairLabel(r.ModelA, r.ModelB) }
+
+// RunID derives a run id from the study's name and seed, the cell key and
+// the repeat; the same plan gives the same ids on every resume.
+func RunID(study string, seed int64, task, cell string, repeat int) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%s\x00%d", study, seed, cell, repeat))
+	return task + "-" + hex.EncodeToString(sum[:4])
+}
+
+// Plan expands the grids into runs in a deterministic order: for each
+// grid, task, variant, model or pair, condition, defense and repeat.
+// Under a condition without payload the variants collapse into one cell
+// of variant "none", which comes before the task's attacked variants.
+func (s *Study) Plan() ([]Run, error) {
+	var runs []Run
+	ids := map[string]string{}
+	for _, g := range s.Grids {
+		for _, name := range g.Tasks {
+			t, ok := tasks.Get(name)
+			if !ok {
+				return nil, fmt.Errorf("plan grid %s: unknown task %q", g.Name, name)
+			}
+			cells, err := s.taskCells(g, t)
+			if err != nil {
+				return nil, fmt.Errorf("plan grid %s: %w", g.Name, err)
+			}
+			for _, c := range cells {
+				for rep := 0; rep < g.Repeats; rep++ {
+					r := c
+					r.Repeat = rep
+					r.RunID = RunID(s.Name, s.Seed, t.Name, c.Cell, rep)
+					if prev, dup := ids[r.RunID]; dup {
+						return nil, fmt.Errorf("plan: run id %s of %s repeat %d collides with %s", r.RunID, c.Cell, rep, prev)
+					}
+					ids[r.RunID] = fmt.Sprintf("%s repeat %d", c.Cell, rep)
+					runs = append(runs, r)
+				}
+			}
+		}
+	}
+	return runs, nil
+}
+
+// taskCells lists one grid's cells for one task, as runs of repeat 0.
+func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
+	var clean, attacked []*Condition
+	for _, name := range g.Conditions {
+		c, ok := s.Condition(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown condition %q", name)
+		}
+		if c.Payload {
+			attacked = append(attacked, c)
+		} else {
+			clean = append(clean, c)
+		}
+	}
+	variants := g.Variants
+	if variants == nil {
+		variants = t.VariantNames()
+	}
+	for _, v := range variants {
+		if _, ok := t.Variant(v); !ok {
+			return nil, fmt.Errorf("task %s has no variant %q", t.Name, v)
+		}
+	}
+	type slot struct {
+		variant string
+		conds   []*Condition
+	}
+	var slots []slot
+	if len(clean) > 0 {
+		slots = append(slots, slot{CleanVariant, clean})
+	}
+	if len(attacked) > 0 {
+		for _, v := range variants {
+			slots = append(slots, slot{v, attacked})
+		}
+	}
+
+	var cells []Run
+	for _, sl := range slots {
+		surface := t.Surface(sl.variant)
+		for _, mp := range gridAgents(g, t) {
+			for _, c := range sl.conds {
+				for _, def := range g.Defenses {
+					cells = append(cells, Run{
+						Grid: g.Name, Batch: g.Batch, Task: t.Name, Variant: sl.variant, Surface: surface,
+						Mode: t.Mode, Condition: c.Name, Attacked: c.Payload, Defense: def,
+						ModelA: mp[0], ModelB: mp[1],
+						Cell: CellKey(g.Name, t.Name, sl.variant, mp[0], mp[1], c.Name, def),
+					})
+				}
+			}
+		}
+	}
+	return cells, nil
+}
+
+// gridAgents lists the model (single-agent tasks, [m, ""]) or the
+// writer/reader pairs (relay tasks: each model with itself, then the pairs).
+func gridAgents(g *Grid, t *tasks.Task) [][2]string {
+	var out [][2]string
+	if !isRelay(t.Mode) {
+		for _, m := range g.Models {
+			out = append(out, [2]string{m, ""})
+		}
+		return out
+	}
+	for _, m := range g.Models {
+		out = append(out, [2]string{m, m})
+	}
+	return append(out, g.Pairs...)
+}
+
+// PlanHash hashes the ordered run ids and cells; a resume refuses to
+// continue when the plan's hash differs from the one it started with.
+func (s *Study) PlanHash(runs []Run) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\n", s.Name, s.Seed)
+	for _, r := range runs {
+		fmt.Fprintf(h, "%s\x00%s\x00%d\n", r.RunID, r.Cell, r.Repeat)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
