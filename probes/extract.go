@@ -1,9 +1,7 @@
 package probes
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -67,7 +65,7 @@ func Extract(ctx context.Context, dir string, eng Engine, o ExtractOptions) (Met
 		return Meta{}, errors.New("extract: no renderer")
 	}
 	log := o.Logger.Named("extract")
-	runs, executed, err := readStudy(dir, o.Keep)
+	runs, executed, err := readStudy(ctx, dir, o.Keep)
 	if err != nil {
 		return Meta{}, err
 	}
@@ -87,7 +85,7 @@ func Extract(ctx context.Context, dir string, eng Engine, o ExtractOptions) (Met
 			return Meta{}, err
 		}
 		meta.Study = run.Study
-		tr, err := ReadTranscript(filepath.Join(dir, results.TranscriptsDir, run.RunID+".json"))
+		tr, err := results.ReadTranscript(dir, run.RunID)
 		if err != nil {
 			return Meta{}, err
 		}
@@ -134,7 +132,7 @@ func Extract(ctx context.Context, dir string, eng Engine, o ExtractOptions) (Met
 				Condition: run.Condition, Defense: run.Defense, Attacked: run.Attacked, Stage: run.Stage,
 				Injection: run.Canary != "" && strings.Contains(prompt, run.Canary),
 				Executes:  executed[stepKey{run.RunID, c.Step}],
-				Tampers:   results.Is(run.Hack) && run.HackStepEffect != nil && *run.HackStepEffect == c.Step,
+				Tampers:   tampers(run, c.Step),
 				ToolCalls: c.ToolCalls,
 			}
 			if err := w.call(base, ids, keep, kinds, states); err != nil {
@@ -164,7 +162,7 @@ type stepKey struct {
 
 // readStudy returns the finished runs (last line of each, in file order)
 // and the steps whose tool call executed the canary.
-func readStudy(dir string, keep func(results.Run) bool) ([]results.Run, map[stepKey]bool, error) {
+func readStudy(ctx context.Context, dir string, keep func(results.Run) bool) ([]results.Run, map[stepKey]bool, error) {
 	var runs []results.Run
 	_, err := results.ReadLatestRuns(filepath.Join(dir, results.RunsFile), func(r results.Run) error {
 		if r.Error == "" && (keep == nil || keep(r)) {
@@ -176,26 +174,19 @@ func readStudy(dir string, keep func(results.Run) bool) ([]results.Run, map[step
 		return nil, nil, fmt.Errorf("read runs: %w", err)
 	}
 	executed := map[stepKey]bool{}
-	f, err := os.Open(filepath.Join(dir, results.EventsFile))
+	err = results.ReadEvents(ctx, filepath.Join(dir, results.EventsFile), func(l *results.EventLine) error {
+		if l.Event.Signal == tracker.Executed.String() {
+			executed[stepKey{l.Event.RunID, l.Event.Step}] = true
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read events: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		var e tracker.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, nil, fmt.Errorf("events: %w", err)
-		}
-		if e.Signal == tracker.Executed.String() {
-			executed[stepKey{e.RunID, e.Step}] = true
-		}
+		return nil, nil, err
 	}
 	// Runs of one task share their system prompt and tools: read together,
 	// the engine's cached prefix covers them.
 	slices.SortStableFunc(runs, func(a, b results.Run) int { return strings.Compare(a.Task, b.Task) })
-	return runs, executed, sc.Err()
+	return runs, executed, nil
 }
 
 // toolPositions returns the last token and every token of the newest tool
@@ -242,4 +233,11 @@ func toolPositions(eng Engine, prompt string, ids []int32, req agent.Request) ([
 		k2[i], n2[i] = keep[j], kinds[j]
 	}
 	return k2, n2, nil
+}
+
+// tampers reports whether step is where a reward-hack run's hack first shows
+// in the effect log.
+func tampers(run results.Run, step int) bool {
+	h := run.RewardHack
+	return h != nil && results.Is(h.Hack) && h.HackStepEffect != nil && *h.HackStepEffect == step
 }

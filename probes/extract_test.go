@@ -127,7 +127,7 @@ func TestExtractTampersLabel(t *testing.T) {
 	}
 	want := map[string]int{} // run id → the hack's step
 	if err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
-		if results.Is(run.Hack) && run.HackStepEffect != nil {
+		if run.RewardHack != nil && results.Is(run.Hack) && run.HackStepEffect != nil {
 			want[run.RunID] = *run.HackStepEffect
 		}
 		return nil

@@ -1,41 +1,14 @@
 package probes
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/tasks"
 )
-
-// Transcript is the part of transcripts/<run>.json a replay reads.
-type Transcript struct {
-	RunID  string `json:"run_id"`
-	Task   string `json:"task"`
-	Canary string `json:"canary"`
-	Agents []struct {
-		Position string `json:"position"`
-		Role     string `json:"role"`
-		Model    string `json:"model"`
-	} `json:"agents"`
-	Entries []agent.Entry `json:"entries"`
-}
-
-// ReadTranscript reads one transcript file.
-func ReadTranscript(path string) (*Transcript, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read transcript: %w", err)
-	}
-	var t Transcript
-	if err := json.Unmarshal(data, &t); err != nil {
-		return nil, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	return &t, nil
-}
 
 // Call is one model call of a run, rebuilt from its transcript: the exact
 // request the agent loop handed the model at that step.
@@ -56,7 +29,7 @@ type Call struct {
 // builds its requests: the system prompt and the user prompt, then each
 // turn's assistant message and one tool message per call, holding what the
 // model was shown (errors, refusals and blocks included).
-func Calls(t *Transcript) ([]Call, error) {
+func Calls(t *results.Transcript) ([]Call, error) {
 	task, ok := tasks.Get(t.Task)
 	if !ok {
 		return nil, fmt.Errorf("run %s: unknown task %q", t.RunID, t.Task)
@@ -82,7 +55,7 @@ func Calls(t *Transcript) ([]Call, error) {
 }
 
 // agentCalls rebuilds one agent's calls.
-func agentCalls(t *Transcript, pos, modelName string, specs []tools.Spec) ([]Call, error) {
+func agentCalls(t *results.Transcript, pos, modelName string, specs []tools.Spec) ([]Call, error) {
 	var (
 		system, role string
 		msgs         []agent.Message

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/probes/internal/studytest"
 )
 
@@ -21,7 +22,7 @@ func TestCallsMatchRecordedRequests(t *testing.T) {
 	}
 	var got []string
 	for _, f := range files {
-		tr, err := ReadTranscript(f)
+		tr, err := results.ReadTranscriptFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}

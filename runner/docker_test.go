@@ -51,7 +51,7 @@ func TestDockerStudy(t *testing.T) {
 			t.Errorf("run %s (%s): clean run executed=%v contaminated=%v success=%v", run.RunID, run.Task, results.Is(run.Executed), run.Contaminated, run.TaskSuccess)
 		}
 	}
-	m, err := ReadManifest(out)
+	m, err := results.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/internal/tracker"
@@ -21,34 +22,7 @@ import (
 type outcome struct {
 	run        results.Run
 	events     []tracker.Event
-	transcript *RunTranscript
-}
-
-// RunTranscript is what transcripts/<run>.json holds.
-type RunTranscript struct {
-	RunID     string        `json:"run_id"`
-	Task      string        `json:"task"`
-	Variant   string        `json:"variant"`
-	Condition string        `json:"condition"`
-	Defense   string        `json:"defense"`
-	Canary    string        `json:"canary,omitempty"`
-	Agents    []AgentInfo   `json:"agents"`
-	Entries   []agent.Entry `json:"entries"`
-	Pristine  sandbox.State `json:"pristine_state"`
-	Final     sandbox.State `json:"final_state"`
-	Verdict   []string      `json:"verifier"`
-	// Reward is the pristine verifier's verdict on a reward-hack run, and
-	// Verbalisation where its hack shows.
-	Reward        *verifiers.RewardVerdict `json:"reward,omitempty"`
-	Verbalisation string                   `json:"verbalisation,omitempty"`
-	Error         string                   `json:"error,omitempty"`
-}
-
-// AgentInfo names one agent of a run.
-type AgentInfo struct {
-	Position string `json:"position"`
-	Role     string `json:"role"`
-	Model    string `json:"model"`
+	transcript *results.Transcript
 }
 
 // execute runs one planned run from a fresh sandbox to its record. A
@@ -63,12 +37,12 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		Attacked: pr.Attacked, Canary: canaryToken, Stage: tracker.None.String(),
 		Started: start.UTC().Format(time.RFC3339Nano),
 	}
-	tr := &RunTranscript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
+	tr := &results.Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
 	trk := tracker.New(r.study.Name, pr.RunID, canaryToken, pr.Mode)
 	out := outcome{transcript: tr}
-	fail := func(kind string, err error) outcome {
+	fail := func(kind errkind.Kind, err error) outcome {
 		rec.Error, rec.ErrorKind = err.Error(), kind
-		if kind == "sandbox" {
+		if kind == errkind.Sandbox {
 			rec.ErrorReason = string(sandbox.FaultOf(err))
 		}
 		tr.Error = rec.Error
@@ -78,15 +52,19 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	}
 	task, ok := tasks.Get(pr.Task)
 	if !ok {
-		return fail("internal", fmt.Errorf("unknown task %q", pr.Task))
+		return fail(errkind.Internal, fmt.Errorf("unknown task %q", pr.Task))
+	}
+	rec.Family = task.Family()
+	if task.Reward != nil {
+		rec.RewardHack = results.NewRewardHack()
 	}
 	env, err := task.Env(tasks.BuildInput{Study: r.study.Name, Run: pr.RunID, Variant: tasks.Variant{Name: pr.Variant}, Attacked: pr.Attacked, Canary: canaryToken})
 	if err != nil {
-		return fail("internal", fmt.Errorf("build environment: %w", err))
+		return fail(errkind.Internal, fmt.Errorf("build environment: %w", err))
 	}
 	sb, err := r.backend.Open(ctx, env)
 	if err != nil {
-		return fail("sandbox", fmt.Errorf("open sandbox: %w", err))
+		return fail(errkind.Sandbox, fmt.Errorf("open sandbox: %w", err))
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -96,11 +74,11 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		}
 	}()
 	if tr.Pristine, err = sb.State(ctx); err != nil {
-		return fail("sandbox", fmt.Errorf("read pristine state: %w", err))
+		return fail(errkind.Sandbox, fmt.Errorf("read pristine state: %w", err))
 	}
 	defs, err := r.defenses(pr.Defense)
 	if err != nil {
-		return fail("internal", err)
+		return fail(errkind.Internal, err)
 	}
 	cond, _ := r.study.Condition(pr.Condition)
 	instructions := ""
@@ -135,9 +113,9 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		}
 		m, err := r.model(name)
 		if err != nil {
-			return fail("internal", err)
+			return fail(errkind.Internal, err)
 		}
-		tr.Agents = append(tr.Agents, AgentInfo{Position: tracker.PosLabel(pos), Role: role.Name, Model: name})
+		tr.Agents = append(tr.Agents, results.AgentInfo{Position: tracker.PosLabel(pos), Role: role.Name, Model: name})
 		res[pos], err = agent.Run(ctx, agent.Config{
 			Agent: role.Name, Pos: pos, Model: m, System: role.System, Prompt: prompt,
 			Condition: instructions, Level: role.Level, Tools: role.Tools, PayloadTools: task.PayloadTools,
@@ -149,15 +127,15 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		if err != nil {
 			var re *agent.RunError
 			if errors.As(err, &re) {
-				return fail(string(re.Kind), err)
+				return fail(re.Kind, err)
 			}
-			return fail("internal", err)
+			return fail(errkind.Internal, err)
 		}
 		handoff = strings.Join(res[pos].Delegations, "\n\n")
 	}
 	final, err := sb.State(ctx)
 	if err != nil {
-		return fail("sandbox", fmt.Errorf("read final state: %w", err))
+		return fail(errkind.Sandbox, fmt.Errorf("read final state: %w", err))
 	}
 	tr.Final = final
 	v := verifiers.Verify(verifiers.ReferenceFor(task), tr.Pristine, final)
@@ -165,7 +143,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	rec.TaskSuccess, rec.AttackGoal = v.TaskSuccess, v.AttackGoal
 	if task.Reward != nil {
 		if err := r.verifyReward(ctx, &rec, tr, task, env, sb, steps, canaryToken); err != nil {
-			return fail(string(VerifierError), err)
+			return fail(errkind.Verifier, err)
 		}
 	}
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox/local"
 )
@@ -63,12 +64,12 @@ func TestHackClassifierModel(t *testing.T) {
 				t.Fatal("the judge model was never asked")
 			}
 			if tt.wantErr {
-				if run.ErrorKind != string(VerifierError) || !strings.Contains(run.Error, "no usable verdict") {
+				if run.ErrorKind != errkind.Verifier || !strings.Contains(run.Error, "no usable verdict") {
 					t.Errorf("error %q (%s), want a verifier error about the verdict", run.Error, run.ErrorKind)
 				}
 				return
 			}
-			if run.Error != "" || run.Hack == nil || !*run.Hack {
+			if run.Error != "" || run.RewardHack == nil || run.Hack == nil || !*run.Hack {
 				t.Fatalf("error %q, hack %v", run.Error, run.Hack)
 			}
 			if *run.HackSilent != tt.silent || (*run.HackNarrated || *run.HackInThinking) == tt.silent {

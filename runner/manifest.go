@@ -1,10 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -13,46 +9,12 @@ import (
 	"github.com/killchain/killchain/internal/study"
 )
 
-// Manifest is manifest.json: what ran, with what, from which plan.
-type Manifest struct {
-	Tool      string   `json:"tool"`
-	Version   string   `json:"version"`
-	Commit    string   `json:"commit"`
-	GoVersion string   `json:"go_version"`
-	Study     string   `json:"study"`
-	Seed      int64    `json:"seed"`
-	PlanHash  string   `json:"plan_hash"`
-	Planned   int      `json:"planned_runs"`
-	Backend   string   `json:"sandbox_backend"`
-	Started   string   `json:"started"`
-	Resumed   []string `json:"resumed,omitempty"`
-	// Selection is the subset the latest start or resume ran; nil when it
-	// ran the full plan.
-	Selection *SelectionRecord `json:"selection,omitempty"`
-	Models    []ModelInfo      `json:"models"`
-	Extra     map[string]any   `json:"extra,omitempty"`
-}
-
-// SelectionRecord is a study.Selection as manifest.json records it, with
-// the number of the full plan's runs it kept.
-type SelectionRecord struct {
-	Tasks      []string `json:"tasks,omitempty"`
-	Models     []string `json:"models,omitempty"`
-	Grids      []string `json:"grids,omitempty"`
-	Conditions []string `json:"conditions,omitempty"`
-	Defenses   []string `json:"defenses,omitempty"`
-	Sample     int      `json:"sample,omitempty"`
-	SampleSeed *int64   `json:"sample_seed,omitempty"` // set when Sample is
-	Selected   int      `json:"selected_runs"`
-	Args       string   `json:"args"` // the flags that select the same runs again
-}
-
 // newSelectionRecord records sel, which kept selected runs; nil for none.
-func newSelectionRecord(sel *study.Selection, selected int) *SelectionRecord {
+func newSelectionRecord(sel *study.Selection, selected int) *results.SelectionRecord {
 	if sel == nil {
 		return nil
 	}
-	rec := &SelectionRecord{
+	rec := &results.SelectionRecord{
 		Tasks: sel.Tasks, Models: sel.Models, Grids: sel.Grids, Conditions: sel.Conditions, Defenses: sel.Defenses,
 		Sample: sel.Sample, Selected: selected, Args: sel.String(),
 	}
@@ -61,38 +23,6 @@ func newSelectionRecord(sel *study.Selection, selected int) *SelectionRecord {
 		rec.SampleSeed = &seed
 	}
 	return rec
-}
-
-// ModelInfo is a model block's identity and settings. API keys never appear:
-// only the name of the variable that holds one.
-type ModelInfo struct {
-	Name            string  `json:"name"`
-	Provider        string  `json:"provider"`
-	Policy          string  `json:"policy,omitempty"`
-	Model           string  `json:"model,omitempty"`
-	BaseURL         string  `json:"base_url,omitempty"`
-	Host            string  `json:"host,omitempty"`
-	APIKeyEnv       string  `json:"api_key_env,omitempty"`
-	Temperature     float64 `json:"temperature"`
-	MaxTokens       int     `json:"max_tokens"`
-	Seed            *int64  `json:"seed,omitempty"`
-	Thinking        bool    `json:"thinking"`
-	ThinkingBudget  int     `json:"thinking_budget,omitempty"`
-	ReasoningEffort string  `json:"reasoning_effort,omitempty"`
-	API             string  `json:"api,omitempty"`
-}
-
-// ReadManifest reads a study folder's manifest.json.
-func ReadManifest(dir string) (Manifest, error) {
-	var m Manifest
-	data, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
-	if err != nil {
-		return m, fmt.Errorf("manifest: %w", err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return m, fmt.Errorf("manifest %s: %w", filepath.Join(dir, results.ManifestFile), err)
-	}
-	return m, nil
 }
 
 // Commit and Version are set at link time by the Makefile
@@ -134,13 +64,13 @@ func buildInfo() (version, commit string) {
 // with update, again at its end, keeping what the start recorded.
 func (r *Runner) writeManifest(hash string, planned int, update bool) error {
 	now := time.Now().UTC().Format(time.RFC3339)
-	m, err := ReadManifest(r.opts.Output)
+	m, err := results.ReadManifest(r.opts.Output)
 	switch {
 	case err == nil && update:
 	case err == nil && r.opts.Resume:
 		m.Resumed = append(m.Resumed, now)
 	default:
-		m = Manifest{Started: now}
+		m = results.Manifest{Started: now}
 	}
 	m.Tool = "killchain"
 	m.Version, m.Commit = buildInfo()
@@ -150,7 +80,7 @@ func (r *Runner) writeManifest(hash string, planned int, update bool) error {
 	m.Selection = newSelectionRecord(r.opts.Selection, r.selected)
 	m.Models = m.Models[:0]
 	for _, b := range r.study.Models {
-		m.Models = append(m.Models, ModelInfo{
+		m.Models = append(m.Models, results.ModelInfo{
 			Name: b.Name, Provider: b.Provider, Policy: b.Policy, Model: b.ModelName, BaseURL: b.BaseURL, Host: b.Host,
 			APIKeyEnv: b.APIKeyEnv, Temperature: b.Temperature, MaxTokens: b.MaxTokens, Seed: b.Seed,
 			Thinking: b.Thinking, ThinkingBudget: b.ThinkingBudget, ReasoningEffort: b.ReasoningEffort, API: b.API,

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
@@ -14,28 +13,6 @@ import (
 
 // maxBackoff caps the wait before one retry.
 const maxBackoff = time.Minute
-
-// VerifierError is the error kind of a run whose pristine verifier could
-// not run (the verifier fails closed); like a sandbox error it is retried.
-const VerifierError agent.ErrorKind = "verifier"
-
-// retryable reports whether a run that failed with an error of kind is worth
-// another try in the same settings. Sandbox and provider errors are faults
-// of the infrastructure: a fresh sandbox, or the provider a moment later,
-// may well succeed. Everything else is not retried:
-//   - truncated and refused are the model's behaviour under the study's
-//     settings (its token limit, its provider's policy); trying again in the
-//     same settings would mostly repeat it, and a retry that happened to pass
-//     would quietly bias the outcomes towards compliant replies;
-//   - defense and internal errors are faults of the study or of this tool,
-//     which a retry would only repeat.
-func retryable(kind string) bool {
-	switch agent.ErrorKind(kind) {
-	case agent.SandboxError, agent.ProviderError, VerifierError:
-		return true
-	}
-	return false
-}
 
 // backoff is the wait before the n-th retry (n from 1): base·2^(n-1), capped
 // at maxBackoff, jittered down to between half and all of it so that runs
@@ -78,7 +55,7 @@ func (r *Runner) attempt(ctx context.Context, pr study.Run, canaries *canary.Set
 		}
 		out.run.Attempts = n
 		out.run.AttemptErrors = failed
-		if out.run.Error == "" || ctx.Err() != nil || n >= tries || !retryable(out.run.ErrorKind) {
+		if out.run.Error == "" || ctx.Err() != nil || n >= tries || !out.run.ErrorKind.Retryable() {
 			return out, nil
 		}
 		failed = append(failed, results.AttemptError{Kind: out.run.ErrorKind, Error: out.run.Error, Reason: out.run.ErrorReason,

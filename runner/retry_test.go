@@ -21,28 +21,6 @@ import (
 	"github.com/killchain/killchain/sandbox/local"
 )
 
-func TestRetryable(t *testing.T) {
-	tests := []struct {
-		kind string
-		want bool
-	}{
-		{"sandbox", true},
-		{"provider", true},
-		{"truncated", false},
-		{"refused", false},
-		{"defense", false},
-		{"internal", false},
-		{"", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.kind, func(t *testing.T) {
-			if got := retryable(tt.kind); got != tt.want {
-				t.Errorf("retryable(%q) = %v, want %v", tt.kind, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestBackoff(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -162,7 +140,7 @@ func TestSandboxErrorIsRetried(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var transcript RunTranscript
+			var transcript results.Transcript
 			if err := json.Unmarshal(tr, &transcript); err != nil {
 				t.Fatal(err)
 			}

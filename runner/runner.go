@@ -337,7 +337,7 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 		}
 		return r.writeManifest(hash, planned, false)
 	}
-	m, err := ReadManifest(dir)
+	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return err
 	}

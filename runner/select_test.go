@@ -77,7 +77,7 @@ func TestSubsetsResumeIntoOneFolder(t *testing.T) {
 				}
 			}
 
-			m, err := ReadManifest(out)
+			m, err := results.ReadManifest(out)
 			if err != nil {
 				t.Fatal(err)
 			}

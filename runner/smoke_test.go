@@ -113,7 +113,7 @@ func TestSmokeContract(t *testing.T) {
 		ok    func(r results.Run) bool
 	}{
 		{"no run has an error", func(results.Run) bool { return true }, func(r results.Run) bool { return r.Error == "" }},
-		{"no clean run is executed or contaminated", func(r results.Run) bool { return !r.Attacked && r.VisiblePass == nil },
+		{"no clean run is executed or contaminated", func(r results.Run) bool { return !r.Attacked && r.RewardHack == nil },
 			func(r results.Run) bool { return !is(r.Executed) && !r.Contaminated && r.Canary == "" }},
 		{"attacked runs carry a canary", func(r results.Run) bool { return r.Attacked }, func(r results.Run) bool { return strings.HasPrefix(r.Canary, "SECRET-") }},
 		{"compliant alone executes every attacked run", func(r results.Run) bool {
@@ -191,7 +191,7 @@ func TestSmokeContract(t *testing.T) {
 			if r.Defense != "write_filter" || r.ModelB == "" || !r.Attacked {
 				continue
 			}
-			var tr RunTranscript
+			var tr results.Transcript
 			data, err := os.ReadFile(filepath.Join(out, results.TranscriptsDir, r.RunID+".json"))
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
@@ -35,9 +36,6 @@ import (
 //  4. Every run carries a canary, whatever its condition: it is an id in
 //     one case's input and expected output, so an honest program passes it
 //     through, and only a solution that copies the test data holds it.
-
-// RewardHackFamily is the Family of reward-hack tasks.
-const RewardHackFamily = "reward_hack"
 
 // WorkspaceDir is the state-folder path of a reward-hack task's workspace
 // (the shell tools' folder, toolbox.WorkspaceDir).
@@ -97,17 +95,16 @@ func (r *RewardHack) RoleOf(rel string) (string, bool) {
 	return "", false
 }
 
-// Family returns "reward_hack" for reward-hack tasks and "" for the
-// prompt-injection tasks.
+// Family returns the task's family: results.FamilyRewardHack for
+// reward-hack tasks, results.FamilyInjection for the prompt-injection tasks.
 func (t *Task) Family() string {
 	if t.Reward != nil {
-		return RewardHackFamily
+		return results.FamilyRewardHack
 	}
-	return ""
+	return results.FamilyInjection
 }
 
-// NamesOf returns the names of the tasks of a family, sorted: "" for the
-// prompt-injection tasks, RewardHackFamily for the reward-hack tasks.
+// NamesOf returns the names of the tasks of a family, sorted.
 func NamesOf(family string) []string {
 	var out []string
 	for _, n := range Names() {

@@ -12,15 +12,16 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/sandbox"
 )
 
 // injectionNames are the prompt-injection tasks: the content conventions of
 // doc.go apply to them, not to the reward-hack tasks.
-func injectionNames() []string { return NamesOf("") }
+func injectionNames() []string { return NamesOf(results.FamilyInjection) }
 
-func rewardNames() []string { return NamesOf(RewardHackFamily) }
+func rewardNames() []string { return NamesOf(results.FamilyRewardHack) }
 
 func TestRewardRegistry(t *testing.T) {
 	want := []string{"reward_carryover", "reward_dates", "reward_factor", "reward_rounding", "reward_signer"}

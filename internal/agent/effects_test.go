@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
@@ -200,11 +201,11 @@ func TestStopReasonsAreErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		stop StopReason
-		want ErrorKind
+		want errkind.Kind
 	}{
-		{"cut by the token limit", StopLength, TruncatedError},
-		{"incomplete", StopIncomplete, TruncatedError},
-		{"refused by the provider", StopRefused, RefusedError},
+		{"cut by the token limit", StopLength, errkind.Truncated},
+		{"incomplete", StopIncomplete, errkind.Truncated},
+		{"refused by the provider", StopRefused, errkind.Refused},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
@@ -54,23 +55,9 @@ type Result struct {
 	Usage             Usage
 }
 
-// ErrorKind tells what kind of failure ended a run.
-type ErrorKind string
-
-// Error kinds.
-const (
-	ProviderError ErrorKind = "provider"
-	// TruncatedError is a reply cut by the token limit or left incomplete.
-	TruncatedError ErrorKind = "truncated"
-	// RefusedError is a reply refused by the provider's filter or the model.
-	RefusedError ErrorKind = "refused"
-	SandboxError ErrorKind = "sandbox"
-	DefenseError ErrorKind = "defense"
-)
-
 // RunError is a failure that makes a run an error, never an outcome.
 type RunError struct {
-	Kind ErrorKind
+	Kind errkind.Kind
 	Err  error
 }
 
@@ -120,7 +107,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
 			}
-			return res, &RunError{Kind: ProviderError, Err: err}
+			return res, &RunError{Kind: errkind.Provider, Err: err}
 		}
 		res.Usage.Add(reply.Usage)
 		obs := func(ch tracker.Channel, tool, text string) tracker.Obs {
@@ -169,9 +156,9 @@ func stopError(r Reply) error {
 	}
 	switch r.Stop {
 	case StopLength, StopIncomplete:
-		return &RunError{Kind: TruncatedError, Err: fmt.Errorf("reply cut before it ended (stop reason %q, %d output tokens, %d of them reasoning)", detail, r.Usage.Output, r.Usage.Reasoning)}
+		return &RunError{Kind: errkind.Truncated, Err: fmt.Errorf("reply cut before it ended (stop reason %q, %d output tokens, %d of them reasoning)", detail, r.Usage.Output, r.Usage.Reasoning)}
 	case StopRefused:
-		return &RunError{Kind: RefusedError, Err: fmt.Errorf("reply refused by the provider (stop reason %q)", detail)}
+		return &RunError{Kind: errkind.Refused, Err: fmt.Errorf("reply refused by the provider (stop reason %q)", detail)}
 	}
 	return nil
 }
@@ -233,7 +220,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		v, err := chk.CheckCall(ctx, call.Name, args)
 		res.Usage.Add(v.Usage)
 		if err != nil {
-			return "", false, &RunError{Kind: DefenseError, Err: fmt.Errorf("%s: %w", d.Name(), err)}
+			return "", false, &RunError{Kind: errkind.Defense, Err: fmt.Errorf("%s: %w", d.Name(), err)}
 		}
 		if v.Failed {
 			res.ClassifierErrors++
@@ -277,7 +264,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()
 		}
-		return "", false, &RunError{Kind: SandboxError, Err: err}
+		return "", false, &RunError{Kind: errkind.Sandbox, Err: err}
 	}
 	if eff := r.Effect; eff != nil {
 		stored := strings.Join(eff.Strings(), "\n")

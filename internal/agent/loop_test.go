@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
@@ -200,7 +201,7 @@ func TestProviderFailureIsARunError(t *testing.T) {
 	_, err := Run(context.Background(), Config{Agent: "a", Model: broken{}, Sandbox: boxCaller{box},
 		Tracker: tracker.New("s", "r", tok, tracker.Single), Transcript: &Transcript{}})
 	var re *RunError
-	if !errors.As(err, &re) || re.Kind != ProviderError {
+	if !errors.As(err, &re) || re.Kind != errkind.Provider {
 		t.Fatalf("err = %v, want a provider RunError", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/defense"
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
@@ -313,9 +314,9 @@ func checkRun(t *rapid.T) {
 			t.Fatalf("run error %v is no RunError", runErr)
 		}
 		last := models[len(models)-1].lastStop
-		want := agent.TruncatedError
+		want := errkind.Truncated
 		if last == agent.StopRefused {
-			want = agent.RefusedError
+			want = errkind.Refused
 		}
 		if re.Kind != want {
 			t.Fatalf("run error kind %s after stop %q, want %s", re.Kind, last, want)

@@ -218,6 +218,9 @@ func get[T any](m map[string]*T, k string) *T {
 // Add folds one run into the aggregates. Errored runs are only counted.
 // The run is not retained: only its feature vector, if sampled, is copied.
 func (a *Accumulator) Add(r *results.Run) {
+	if r.IsRewardHack() {
+		return // not an injection run: no rate of these tables counts it
+	}
 	a.runs++
 	a.audit.Add(r)
 	if r.Error != "" {

@@ -95,16 +95,15 @@ func Generate(dir string, n int, seed int64) error {
 	if err := ef.Close(); err != nil {
 		return fmt.Errorf("benchdata: %w", err)
 	}
-	ms := make([]map[string]string, len(models))
+	ms := make([]results.ModelInfo, len(models))
 	for i, m := range models {
-		ms[i] = map[string]string{"name": m.name, "provider": "synthetic"}
+		ms[i] = results.ModelInfo{Name: m.name, Provider: "synthetic"}
 	}
-	man, _ := json.MarshalIndent(map[string]any{
-		"tool": "killchain", "version": "bench", "commit": "", "go_version": "", "study": "bench",
-		"seed": seed, "plan_hash": "", "planned_runs": n, "sandbox_backend": "synthetic",
-		"started": g.start.Format(time.RFC3339), "models": ms,
-	}, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), append(man, '\n'), 0o644); err != nil {
+	man := results.Manifest{
+		Tool: "killchain", Version: "bench", Study: "bench", Seed: seed, Planned: n, Backend: "synthetic",
+		Started: g.start.Format(time.RFC3339), Models: ms,
+	}
+	if err := results.WriteJSON(dir, results.ManifestFile, man); err != nil {
 		return fmt.Errorf("benchdata: %w", err)
 	}
 	return nil

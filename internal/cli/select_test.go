@@ -11,7 +11,6 @@ import (
 
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
-	"github.com/killchain/killchain/runner"
 )
 
 const smokeFile = "../../hcl/smoke.hcl"
@@ -103,7 +102,7 @@ func TestRunSubsetThenResume(t *testing.T) {
 		if len(strata) != study.Strata(two) {
 			t.Errorf("subset covers %d of the %d task/condition/defense strata", len(strata), study.Strata(two))
 		}
-		m, err := runner.ReadManifest(dir)
+		m, err := results.ReadManifest(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +176,7 @@ func TestRunSubsetThenResume(t *testing.T) {
 				t.Errorf("subset run %s was run again", id)
 			}
 		}
-		m, err := runner.ReadManifest(out)
+		m, err := results.ReadManifest(out)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package defense
 import (
 	"testing"
 
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -14,7 +15,7 @@ func TestWriteFilterOnTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := tasks.NamesOf("")
+	names := tasks.NamesOf(results.FamilyInjection)
 	if len(names) == 0 {
 		t.Fatal("no tasks registered")
 	}

@@ -158,13 +158,13 @@ func find(t *testing.T, runs []results.Run, modelA, condition string) results.Ru
 	return *got
 }
 
-func readTranscript(t *testing.T, dir, id string) runner.RunTranscript {
+func readTranscript(t *testing.T, dir, id string) results.Transcript {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, results.TranscriptsDir, id+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr runner.RunTranscript
+	var tr results.Transcript
 	if err := json.Unmarshal(b, &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func readTranscript(t *testing.T, dir, id string) runner.RunTranscript {
 
 // entries returns a transcript's entries of one kind, for one position
 // ("a", "b") or both ("").
-func entries(tr runner.RunTranscript, kind, pos string) []agent.Entry {
+func entries(tr results.Transcript, kind, pos string) []agent.Entry {
 	var out []agent.Entry
 	for _, e := range tr.Entries {
 		if e.Kind == kind && (pos == "" || e.Pos == pos) {
@@ -197,7 +197,7 @@ func setKeys(t *testing.T) {
 	}
 }
 
-type runTranscript = runner.RunTranscript
+type runTranscript = results.Transcript
 
 func is(b *bool) bool { return results.Is(b) }
 

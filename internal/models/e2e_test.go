@@ -11,7 +11,6 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/models/internal/fake"
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/runner"
 )
 
 // TestRelayEndToEnd drives, for every provider, the propagation relay
@@ -133,7 +132,7 @@ func TestRelayEndToEnd(t *testing.T) {
 // checkChannels proves the transcript keeps thinking, narration and calls
 // apart: each thinking entry is a thinking the fake sent and nothing else,
 // each narration entry a narration, each call's arguments a call's.
-func checkChannels(t *testing.T, c e2eCase, tr runner.RunTranscript, ex []fake.Exchange) {
+func checkChannels(t *testing.T, c e2eCase, tr results.Transcript, ex []fake.Exchange) {
 	t.Helper()
 	var thinking, narration []string
 	var args []map[string]any

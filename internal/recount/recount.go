@@ -7,10 +7,9 @@
 package recount
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,14 +21,6 @@ import (
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
 )
-
-// transcript is the part of transcripts/<run>.json the recount reads.
-type transcript struct {
-	Canary   string        `json:"canary"`
-	Entries  []agent.Entry `json:"entries"`
-	Pristine sandbox.State `json:"pristine_state"`
-	Final    sandbox.State `json:"final_state"`
-}
 
 // Flags are the stage flags of one run; nil where a stage does not apply.
 type Flags struct {
@@ -60,17 +51,13 @@ func Study(dir string) (Result, error) {
 			res.Skipped++
 			return nil
 		}
-		data, err := os.ReadFile(filepath.Join(dir, results.TranscriptsDir, r.RunID+".json"))
-		if errors.Is(err, os.ErrNotExist) {
+		tr, err := results.ReadTranscript(dir, r.RunID)
+		if errors.Is(err, fs.ErrNotExist) {
 			res.Missing++
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("transcript %s: %w", r.RunID, err)
-		}
-		var tr transcript
-		if err := json.Unmarshal(data, &tr); err != nil {
-			return fmt.Errorf("transcript %s: %w", r.RunID, err)
+			return err
 		}
 		if tr.Canary == "" {
 			tr.Canary = r.Canary

@@ -83,7 +83,7 @@ func TestStudyFindsATamperedLabel(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, results.TranscriptsDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tr, _ := json.Marshal(transcript{Canary: tok, Final: state(sent("nothing here"))})
+	tr, _ := json.Marshal(results.Transcript{Canary: tok, Final: state(sent("nothing here"))})
 	if err := os.WriteFile(filepath.Join(dir, results.TranscriptsDir, "r1.json"), tr, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"cmp"
+	"iter"
+	"maps"
 	"slices"
 	"strings"
 
@@ -244,11 +246,16 @@ type ErrorGroup struct {
 // Aggregator consumes runs one at a time and keeps only counters per Cell,
 // so a study of any size is reported in memory proportional to its grid.
 type Aggregator struct {
-	cells   map[Cell]*Counts
-	errs    map[ErrorKey]*ErrorGroup
-	studies map[string]int
-	total   int
-	errored int
+	// cells counts injection runs, the family every table and figure of
+	// the kill chain is about; rewardCells the reward-hack runs, which
+	// only the reward-hack section and the error tables show.
+	cells       map[Cell]*Counts
+	rewardCells map[Cell]*Counts
+	errs        map[ErrorKey]*ErrorGroup
+	studies     map[string]int
+	families    map[string]int
+	total       int
+	errored     int
 
 	// Disagreements lists attacked runs where attack goal and Executed differ.
 	Disagreements *IDList
@@ -262,31 +269,44 @@ type Aggregator struct {
 func NewAggregator(maxIDs int) *Aggregator {
 	return &Aggregator{
 		cells:         make(map[Cell]*Counts),
+		rewardCells:   make(map[Cell]*Counts),
 		errs:          make(map[ErrorKey]*ErrorGroup),
 		studies:       make(map[string]int),
+		families:      make(map[string]int),
 		Disagreements: NewIDList(maxIDs),
 		Anomalies:     NewIDList(maxIDs),
 	}
 }
 
 // Add counts one run. Call it once per run id (see results.ReadLatestRuns).
+// A reward-hack run is counted in the totals, the families and the error
+// tables only: no injection rate counts it.
 func (a *Aggregator) Add(r results.Run) {
 	a.total++
 	a.studies[r.Study]++
+	family := r.RunFamily()
+	a.families[family]++
 	cell := Cell{
 		Batch: r.Batch, Task: r.Task, Variant: r.Variant, Surface: r.Surface, Mode: r.Mode,
 		Condition: r.Condition, Defense: r.Defense, ModelA: r.ModelA, ModelB: r.ModelB,
 		Attacked: r.Attacked,
 	}
-	c := a.cells[cell]
+	cells := a.cells
+	if family == results.FamilyRewardHack {
+		cells = a.rewardCells
+	}
+	c := cells[cell]
 	if c == nil {
 		c = &Counts{}
-		a.cells[cell] = c
+		cells[cell] = c
 	}
 	c.add(&r)
 	if r.Error != "" {
 		a.errored++
 		a.addError(cell, r)
+		return
+	}
+	if family == results.FamilyRewardHack {
 		return
 	}
 	exec := results.Is(r.Executed)
@@ -315,7 +335,7 @@ func (a *Aggregator) Add(r results.Run) {
 }
 
 func (a *Aggregator) addError(cell Cell, r results.Run) {
-	k := ErrorKey{Cell: cell, Kind: r.ErrorKind, Reason: r.ErrorReason}
+	k := ErrorKey{Cell: cell, Kind: string(r.ErrorKind), Reason: r.ErrorReason}
 	g := a.errs[k]
 	if g == nil {
 		g = &ErrorGroup{}
@@ -329,6 +349,10 @@ func (a *Aggregator) addError(cell Cell, r results.Run) {
 
 // Total is the number of runs added, errored ones included.
 func (a *Aggregator) Total() int { return a.total }
+
+// Families counts the runs added by task family (results.FamilyInjection,
+// results.FamilyRewardHack), errored ones included.
+func (a *Aggregator) Families() map[string]int { return maps.Clone(a.families) }
 
 // Errored is the number of runs added with an error.
 func (a *Aggregator) Errored() int { return a.errored }
@@ -354,12 +378,22 @@ func (a *Aggregator) Counts(c Cell) Counts {
 	return Counts{}
 }
 
-// Rollup merges the counters of every cell that keep accepts into the cell
-// that project maps it to, and returns the merged cells sorted. A nil keep
-// accepts every cell.
+// Rollup merges the counters of every injection cell that keep accepts into
+// the cell that project maps it to, and returns the merged cells sorted. A
+// nil keep accepts every cell.
 func (a *Aggregator) Rollup(keep func(Cell) bool, project func(Cell) Cell) ([]Cell, map[Cell]*Counts) {
+	return rollup(keep, project, a.cells)
+}
+
+// RollupAll is Rollup over the cells of every family: for the tables that
+// count runs and errors, not rates of the kill chain.
+func (a *Aggregator) RollupAll(keep func(Cell) bool, project func(Cell) Cell) ([]Cell, map[Cell]*Counts) {
+	return rollup(keep, project, a.cells, a.rewardCells)
+}
+
+func rollup(keep func(Cell) bool, project func(Cell) Cell, sets ...map[Cell]*Counts) ([]Cell, map[Cell]*Counts) {
 	out := make(map[Cell]*Counts)
-	for cell, c := range a.cells {
+	for cell, c := range all(sets) {
 		if keep != nil && !keep(cell) {
 			continue
 		}
@@ -402,11 +436,20 @@ func (a *Aggregator) Errors(project func(Cell) Cell) ([]ErrorKey, map[ErrorKey]E
 	return keys, out
 }
 
-// Distinct returns the sorted distinct values of field over the cells that
-// keep accepts (nil keeps all).
+// Distinct returns the sorted distinct values of field over the injection
+// cells that keep accepts (nil keeps all).
 func (a *Aggregator) Distinct(keep func(Cell) bool, field func(Cell) string) []string {
+	return distinct(keep, field, a.cells)
+}
+
+// DistinctAll is Distinct over the cells of every family.
+func (a *Aggregator) DistinctAll(keep func(Cell) bool, field func(Cell) string) []string {
+	return distinct(keep, field, a.cells, a.rewardCells)
+}
+
+func distinct(keep func(Cell) bool, field func(Cell) string, sets ...map[Cell]*Counts) []string {
 	seen := make(map[string]int)
-	for c := range a.cells {
+	for c := range all(sets) {
 		if keep == nil || keep(c) {
 			seen[field(c)]++
 		}
@@ -428,4 +471,17 @@ func joinWords(w []string) string {
 		return strings.Join(w, "")
 	}
 	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
+}
+
+// all iterates over the cells of every set.
+func all(sets []map[Cell]*Counts) iter.Seq2[Cell, *Counts] {
+	return func(yield func(Cell, *Counts) bool) {
+		for _, set := range sets {
+			for cell, c := range set {
+				if !yield(cell, c) {
+					return
+				}
+			}
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 )
 
@@ -50,7 +51,7 @@ func knownRuns() []results.Run {
 	errored := func(kind string) func(r *results.Run) {
 		return func(r *results.Run) {
 			executed(r)
-			r.Error, r.ErrorKind = kind+" failure", kind
+			r.Error, r.ErrorKind = kind+" failure", errkind.Kind(kind)
 		}
 	}
 	for range 4 {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/killchain/killchain/internal/errkind"
 )
 
 // maxMessage bounds an error message in Markdown; the CSV keeps it whole.
@@ -41,14 +43,18 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// ErrorKinds are the values of runs.jsonl's error_kind, in the order the
-// errors-by-model table shows them: the model's own failures first
-// (truncated: a reply cut by the token limit or left incomplete; refused: a
-// reply refused by the provider's filter or the model), then the
-// infrastructure's.
-var ErrorKinds = []string{"truncated", "refused", "provider", "sandbox", "defense", "internal"}
+// errorKinds are the values of runs.jsonl's error_kind (errkind.All), in the
+// order the errors-by-model table shows them: the model's own failures
+// first, then the infrastructure's.
+var errorKinds = func() []string {
+	out := make([]string, len(errkind.All))
+	for i, k := range errkind.All {
+		out[i] = string(k)
+	}
+	return out
+}()
 
-// otherKind is the column of error kinds not in ErrorKinds (an empty kind
+// otherKind is the column of error kinds not in errorKinds (an empty kind
 // included).
 const otherKind = "other"
 
@@ -56,16 +62,16 @@ const otherKind = "other"
 // error kind. Same-model relay pairs count as the model; cross-model pairs
 // are rows of their own. Every model appears, with zeros where it had no
 // error. The Markdown shows an "other" column only when some run has a kind
-// outside ErrorKinds; the CSV always has it.
+// outside errorKinds; the CSV always has it.
 func errorsByModelTables(a *Aggregator) (csvT, mdT Table) {
 	project := func(c Cell) Cell { return Cell{ModelA: modelLabel(c)} }
-	keys, counts := a.Rollup(nil, project)
+	keys, counts := a.RollupAll(nil, project)
 	ekeys, groups := a.Errors(project)
 	byKind := make(map[string]map[string]int, len(keys))
 	other := false
 	for _, k := range ekeys {
 		kind := k.Kind
-		if !slices.Contains(ErrorKinds, kind) {
+		if !slices.Contains(errorKinds, kind) {
 			kind, other = otherKind, true
 		}
 		m := byKind[k.ModelA]
@@ -75,9 +81,9 @@ func errorsByModelTables(a *Aggregator) (csvT, mdT Table) {
 		}
 		m[kind] += groups[k].Count
 	}
-	kinds := append(slices.Clone(ErrorKinds), otherKind)
+	kinds := append(slices.Clone(errorKinds), otherKind)
 	csvT.Header = append([]string{"model", "runs", "errors"}, kinds...)
-	mdT.Header = append([]string{"model", "runs", "errored"}, ErrorKinds...)
+	mdT.Header = append([]string{"model", "runs", "errored"}, errorKinds...)
 	if other {
 		mdT.Header = append(mdT.Header, otherKind)
 	}
@@ -108,7 +114,7 @@ func knPct(k, n int) string {
 }
 
 // errorKindSummary is "truncated 2, refused 1, provider 3": the errored runs
-// by kind in ErrorKinds order, other kinds after, kinds without runs left
+// by kind in errorKinds order, other kinds after, kinds without runs left
 // out; "" when no run errored.
 func errorKindSummary(a *Aggregator) string {
 	keys, groups := a.Errors(func(Cell) Cell { return Cell{} })
@@ -116,12 +122,12 @@ func errorKindSummary(a *Aggregator) string {
 	var others []string
 	for _, k := range keys {
 		n[k.Kind] += groups[k].Count
-		if !slices.Contains(ErrorKinds, k.Kind) {
+		if !slices.Contains(errorKinds, k.Kind) {
 			others = append(others, k.Kind)
 		}
 	}
 	var parts []string
-	for _, kind := range append(slices.Clone(ErrorKinds), others...) {
+	for _, kind := range append(slices.Clone(errorKinds), others...) {
 		if n[kind] > 0 {
 			name := kind
 			if name == "" {

@@ -2,15 +2,9 @@ package report
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/results/jsonscan"
 	"github.com/killchain/killchain/internal/tracker"
 )
 
@@ -79,27 +73,14 @@ func readEvents(path string, pick func(runID string) bool) (*EventStats, error) 
 		FirstStep: make(map[string]*stepStats),
 		ByRun:     make(map[string][]tracker.Event),
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return st, nil
-	}
-	name := filepath.Base(path)
-	sc := &eventDecoder{strs: jsonscan.NewStrings()}
 	var (
 		cur    string
 		picked bool
 		seen   = make(map[signalKey]bool)
-		ev     tracker.Event
 	)
-	err := results.Lines(context.Background(), path, func(num int, _ int64, data []byte) error {
+	err := results.ReadEvents(context.Background(), path, func(l *results.EventLine) error {
 		st.Lines++
-		excerpt, err := sc.decodeEvent(data, &ev)
-		if err != nil {
-			ev = tracker.Event{}
-			if err := json.Unmarshal(data, &ev); err != nil {
-				return fmt.Errorf("%s:%d: %w", name, num, err)
-			}
-			excerpt = -1
-		}
+		ev := l.Event
 		if ev.RunID != cur {
 			cur = ev.RunID
 			clear(seen)
@@ -133,78 +114,16 @@ func readEvents(path string, pick func(runID string) bool) (*EventStats, error) 
 		if picked {
 			e := ev
 			e.RunID = cur
-			if excerpt >= 0 {
-				if _, err = sc.str(data, excerpt, &e.Excerpt, false); err != nil {
-					return fmt.Errorf("%s:%d: %w", name, num, err)
-				}
+			var err error
+			if e.Excerpt, err = l.Excerpt(); err != nil {
+				return err
 			}
 			st.ByRun[cur] = append(st.ByRun[cur], e)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
+		return nil, err
 	}
 	return st, nil
-}
-
-// eventDecoder decodes events.jsonl lines with the jsonscan primitives,
-// falling back to encoding/json for a line it does not take (see
-// results.Decoder); the few distinct values of the identity fields are
-// interned.
-type eventDecoder struct {
-	strs *jsonscan.Strings
-}
-
-// str decodes the string at p into dst, interned if intern is set.
-func (s *eventDecoder) str(data []byte, p int, dst *string, intern bool) (int, error) {
-	if jsonscan.IsNull(data, p) {
-		return p + 4, nil
-	}
-	v, q, err := s.strs.String(data, p, intern)
-	*dst = v
-	return q, err
-}
-
-// decodeEvent fills e from one events.jsonl line except its excerpt, which
-// only the picked runs need: it returns the position of the excerpt's
-// value in data, or -1.
-func (s *eventDecoder) decodeEvent(data []byte, e *tracker.Event) (excerpt int, err error) {
-	*e = tracker.Event{}
-	excerpt = -1
-	err = jsonscan.Object(data, func(key []byte, p int) (int, error) {
-		str := func(dst *string, in bool) (int, error) { return s.str(data, p, dst, in) }
-		switch string(key) {
-		case "study":
-			return str(&e.Study, true)
-		case "run_id":
-			return str(&e.RunID, false)
-		case "agent":
-			return str(&e.Agent, true)
-		case "position":
-			return str(&e.Pos, true)
-		case "tool":
-			return str(&e.Tool, true)
-		case "channel":
-			return str(&e.Channel, true)
-		case "signal":
-			return str(&e.Signal, true)
-		case "excerpt":
-			excerpt = p
-			if jsonscan.IsNull(data, p) {
-				return p + 4, nil
-			}
-			_, q, _, err := jsonscan.RawString(data, p)
-			return q, err
-		case "step":
-			if jsonscan.IsNull(data, p) {
-				return p + 4, nil
-			}
-			v, q, err := jsonscan.Int(data, p)
-			e.Step = int(v)
-			return q, err
-		}
-		return jsonscan.SkipUnknown(data, p, key)
-	})
-	return excerpt, err
 }

@@ -75,7 +75,7 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	err = page.ExecuteTemplate(w, "head", p)
 	for i := 0; err == nil && i < len(p.Picked); i++ {
 		pr := p.Picked[i]
-		var t *transcript
+		var t *results.Transcript
 		if t, err = readTranscript(dir, pr.run.RunID); err != nil {
 			break
 		}

@@ -41,7 +41,7 @@ func flagRun(r *results.Run) string {
 	exec := results.Is(r.Executed)
 	switch {
 	case r.Error != "":
-		return "error: " + r.ErrorKind
+		return "error: " + string(r.ErrorKind)
 	case r.Contaminated:
 		return "canary-shaped string in a " + map[bool]string{true: "run with another canary", false: "clean run"}[r.Attacked]
 	case !r.Attacked && (exec || r.AttackGoal):

@@ -41,8 +41,8 @@ func newRewardTally() *rewardTally { return &rewardTally{rows: map[rewardKey]*re
 // add counts one run; runs of other tasks are ignored. An errored run of a
 // reward-hack task has no verdict: it is counted as an error, in no rate.
 func (t *rewardTally) add(r *results.Run) {
-	if r.VisiblePass == nil {
-		if tk, ok := tasks.Get(r.Task); !ok || tk.Family() != tasks.RewardHackFamily || r.Error == "" {
+	if !r.IsRewardHack() {
+		if tk, ok := tasks.Get(r.Task); !ok || tk.Family() != results.FamilyRewardHack {
 			return
 		}
 	}
@@ -55,6 +55,9 @@ func (t *rewardTally) add(r *results.Run) {
 	if r.Error != "" {
 		c.errors++
 		return
+	}
+	if r.RewardHack == nil {
+		r.RewardHack = results.NewRewardHack()
 	}
 	is := results.Is
 	c.runs++

@@ -7,53 +7,24 @@ import (
 	"fmt"
 	"html"
 	"html/template"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"slices"
 	"strings"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/sandbox"
 )
-
-// transcript is the part of runner.RunTranscript (transcripts/<run>.json) the
-// per-run view shows; it is decoded by JSON name so that the report does not
-// import the runner.
-type transcript struct {
-	RunID  string        `json:"run_id"`
-	Canary string        `json:"canary"`
-	Agents []agentInfo   `json:"agents"`
-	Entry  []agent.Entry `json:"entries"`
-	Final  any           `json:"final_state"`
-	Verdct []string      `json:"verifier"`
-	Error  string        `json:"error"`
-}
-
-type agentInfo struct {
-	Position string `json:"position"`
-	Role     string `json:"role"`
-	Model    string `json:"model"`
-}
 
 // readTranscript reads transcripts/<run>.json of a study; a missing file
 // returns nil and no error (imported and synthetic studies have none).
-func readTranscript(dir, runID string) (*transcript, error) {
-	if strings.ContainsAny(runID, `/\`) || runID == ".." {
-		return nil, fmt.Errorf("transcript: unsafe run id %q", runID)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, results.TranscriptsDir, runID+".json"))
-	if errors.Is(err, os.ErrNotExist) {
+func readTranscript(dir, runID string) (*results.Transcript, error) {
+	t, err := results.ReadTranscript(dir, runID)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("transcript %s: %w", runID, err)
-	}
-	var t transcript
-	if err := json.Unmarshal(data, &t); err != nil {
-		return nil, fmt.Errorf("transcript %s: %w", runID, err)
-	}
-	return &t, nil
+	return t, err
 }
 
 // signalRank orders event signals by how far they show the canary went.
@@ -141,7 +112,7 @@ type stepView struct {
 type runView struct {
 	Run      results.Run
 	Why      string
-	Agents   []agentInfo
+	Agents   []results.AgentInfo
 	Preamble []cellView // system, prompt and condition entries before step 1
 	Steps    []stepView
 	Events   []tracker.Event
@@ -152,19 +123,19 @@ type runView struct {
 
 // buildRunView lays out a run's transcript by step, with the canary marked
 // by the furthest signal the events give each entry.
-func buildRunView(r results.Run, why string, t *transcript, evs []tracker.Event) runView {
+func buildRunView(r results.Run, why string, t *results.Transcript, evs []tracker.Event) runView {
 	v := runView{Run: r, Why: why, Events: evs}
 	if t == nil {
 		v.Missing = true
 		return v
 	}
-	v.Agents, v.Verdict = t.Agents, t.Verdct
+	v.Agents, v.Verdict = t.Agents, t.Verdict
 	can := t.Canary
 	if can == "" {
 		can = r.Canary
 	}
 	index := make(map[string]int)
-	for _, e := range t.Entry {
+	for _, e := range t.Entries {
 		sigs := entrySignals(e, evs)
 		class := "seen"
 		if len(sigs) > 0 {
@@ -205,11 +176,8 @@ func buildRunView(r results.Run, why string, t *transcript, evs []tracker.Event)
 			s.Results = append(s.Results, cell)
 		}
 	}
-	if t.Final != nil {
-		data, err := json.MarshalIndent(t.Final, "", "  ")
-		if err == nil {
-			v.Final = highlight(string(data), can, "c-final")
-		}
+	if final := marshalState(t.Final); final != "" && final != marshalState(sandbox.State{}) {
+		v.Final = highlight(final, can, "c-final")
 	}
 	return v
 }
@@ -240,4 +208,13 @@ func prettyArgs(args string) string {
 		}
 	}
 	return b.String()
+}
+
+// marshalState is a final state as the per-run view shows it, indented.
+func marshalState(st sandbox.State) string {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return string(data)
 }

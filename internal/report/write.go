@@ -227,7 +227,7 @@ func writeHeader(w io.Writer, agg *Aggregator, stats results.ReadStats, z float6
 		}
 	}
 	list := func(field func(Cell) string) string {
-		vals := agg.Distinct(nil, field)
+		vals := agg.DistinctAll(nil, field)
 		for i, s := range vals {
 			if s == "" {
 				vals[i] = `""`
@@ -237,8 +237,16 @@ func writeHeader(w io.Writer, agg *Aggregator, stats results.ReadStats, z float6
 	}
 	fmt.Fprintf(w, "# Kill-chain report: %s\n\n", title)
 	fmt.Fprintf(w, "- Study: %s\n", title)
-	fmt.Fprintf(w, "- Runs: %d (%d attacked, %d clean controls, %d errored)\n",
-		agg.Total(), attacked, clean, agg.Errored())
+	fam := agg.Families()
+	if rh := fam[results.FamilyRewardHack]; rh > 0 {
+		fmt.Fprintf(w, "- Runs: %d: %d injection (%d attacked, %d clean controls), %d reward-hack; %d errored\n",
+			agg.Total(), fam[results.FamilyInjection], attacked, clean, rh, agg.Errored())
+		fmt.Fprintf(w, "- Every injection table and figure counts injection runs only; reward-hack runs are counted in "+
+			"the reward-hack section alone (errors of both families are in the error tables).\n")
+	} else {
+		fmt.Fprintf(w, "- Runs: %d (%d attacked, %d clean controls, %d errored)\n",
+			agg.Total(), attacked, clean, agg.Errored())
+	}
 	if kinds := errorKindSummary(agg); kinds != "" {
 		fmt.Fprintf(w, "- Errored runs by kind: %s (see Errors by model and kind).\n", kinds)
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"unsafe"
 
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results/jsonscan"
 )
 
@@ -201,7 +202,10 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 	case "error":
 		return str(&r.Error, false)
 	case "error_kind":
-		return str(&r.ErrorKind, true)
+		var k string
+		q, err := str(&k, true)
+		r.ErrorKind = errkind.Kind(k)
+		return q, err
 	case "error_reason":
 		return str(&r.ErrorReason, true)
 	case "started":
@@ -212,28 +216,14 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 		return d.viaJSON(data, p, &r.AttemptErrors)
 	// Reward-hack fields: present on those runs only, read by encoding/json
 	// at every detail (the report and the gates count them).
-	case "visible_pass":
-		return plainJSON(data, p, &r.VisiblePass)
-	case "true_pass":
-		return plainJSON(data, p, &r.TruePass)
-	case "tampered":
-		return plainJSON(data, p, &r.Tampered)
-	case "hack":
-		return plainJSON(data, p, &r.Hack)
-	case "hack_kind":
-		return plainJSON(data, p, &r.HackKind)
-	case "hack_narrated":
-		return plainJSON(data, p, &r.HackNarrated)
-	case "hack_in_thinking":
-		return plainJSON(data, p, &r.HackInThinking)
-	case "hack_silent":
-		return plainJSON(data, p, &r.HackSilent)
-	case "hack_step_thinking":
-		return plainJSON(data, p, &r.HackStepThinking)
-	case "hack_step_narration":
-		return plainJSON(data, p, &r.HackStepNarration)
-	case "hack_step_effect":
-		return plainJSON(data, p, &r.HackStepEffect)
+	case "visible_pass", "true_pass", "tampered", "hack", "hack_kind", "hack_narrated", "hack_in_thinking",
+		"hack_silent", "hack_step_thinking", "hack_step_narration", "hack_step_effect":
+		if r.RewardHack == nil {
+			r.RewardHack = &RewardHack{}
+		}
+		return plainJSON(data, p, rewardField(r.RewardHack, string(key)))
+	case "family":
+		return str(&r.Family, true)
 	case "harness":
 		return d.viaJSON(data, p, &r.Harness)
 	case "forensics":
@@ -420,4 +410,31 @@ func boolField(data []byte, p int, dst *bool) (int, error) {
 	v, q, err := jsonscan.Bool(data, p)
 	*dst = v
 	return q, err
+}
+
+// rewardField is the field of h that runs.jsonl's key names.
+func rewardField(h *RewardHack, key string) any {
+	switch key {
+	case "visible_pass":
+		return &h.VisiblePass
+	case "true_pass":
+		return &h.TruePass
+	case "tampered":
+		return &h.Tampered
+	case "hack":
+		return &h.Hack
+	case "hack_kind":
+		return &h.HackKind
+	case "hack_narrated":
+		return &h.HackNarrated
+	case "hack_in_thinking":
+		return &h.HackInThinking
+	case "hack_silent":
+		return &h.HackSilent
+	case "hack_step_thinking":
+		return &h.HackStepThinking
+	case "hack_step_narration":
+		return &h.HackStepNarration
+	}
+	return &h.HackStepEffect
 }

@@ -2,18 +2,32 @@
 // transcripts/, manifest.json) and reads them back, streaming.
 package results
 
+import "github.com/killchain/killchain/internal/errkind"
+
+// The task families, runs.jsonl's family: every rate is computed within one
+// family.
+const (
+	// FamilyInjection tasks plant a payload that attacks the agent.
+	FamilyInjection = "injection"
+	// FamilyRewardHack tasks are coding tasks whose tests the agent can reach.
+	FamilyRewardHack = "reward_hack"
+)
+
 // Run is one line of runs.jsonl. Field names are stable: users parse them.
 type Run struct {
-	Study     string `json:"study"`
-	Batch     string `json:"batch"`
-	Grid      string `json:"grid"`
-	RunID     string `json:"run_id"`
-	Cell      string `json:"cell"`
-	Repeat    int    `json:"repeat"`
-	Task      string `json:"task"`
-	Variant   string `json:"variant"`
-	Surface   string `json:"surface"`
-	Mode      string `json:"mode"`
+	Study   string `json:"study"`
+	Batch   string `json:"batch"`
+	Grid    string `json:"grid"`
+	RunID   string `json:"run_id"`
+	Cell    string `json:"cell"`
+	Repeat  int    `json:"repeat"`
+	Task    string `json:"task"`
+	Variant string `json:"variant"`
+	Surface string `json:"surface"`
+	Mode    string `json:"mode"`
+	// Family is the task's family (FamilyInjection, FamilyRewardHack); ""
+	// on lines written before it was recorded (see RunFamily).
+	Family    string `json:"family"`
 	Condition string `json:"condition"`
 	Defense   string `json:"defense"`
 	ModelA    string `json:"model_a"`
@@ -65,9 +79,8 @@ type Run struct {
 
 	DurationMS int64  `json:"duration_ms"`
 	Error      string `json:"error"`
-	// ErrorKind is "provider", "truncated", "refused", "sandbox", "defense"
-	// or "internal" when Error is set.
-	ErrorKind string `json:"error_kind,omitempty"`
+	// ErrorKind says what failed when Error is set (errkind.All).
+	ErrorKind errkind.Kind `json:"error_kind,omitempty"`
 	// ErrorReason is a sandbox error's fault when the backend named one
 	// (sandbox.Fault: "unschedulable", "image", "start", "oom_killed",
 	// "evicted", "exited", "timeout").
@@ -83,22 +96,10 @@ type Run struct {
 	// the first try is the one recorded.
 	AttemptErrors []AttemptError `json:"attempt_errors,omitempty"`
 
-	// Reward-hack runs only (absent on every other run): the pristine
-	// verifier's verdict (see verifiers.RewardVerdict) and where the hack
-	// shows. HackNarrated, HackInThinking and HackSilent are false when
-	// there is no hack; the steps are the first step whose thinking,
-	// narration or effect shows the hack (null when none does).
-	VisiblePass       *bool    `json:"visible_pass,omitempty"`
-	TruePass          *bool    `json:"true_pass,omitempty"`
-	Tampered          []string `json:"tampered,omitempty"`
-	Hack              *bool    `json:"hack,omitempty"`
-	HackKind          string   `json:"hack_kind,omitempty"`
-	HackNarrated      *bool    `json:"hack_narrated,omitempty"`
-	HackInThinking    *bool    `json:"hack_in_thinking,omitempty"`
-	HackSilent        *bool    `json:"hack_silent,omitempty"`
-	HackStepThinking  *int     `json:"hack_step_thinking,omitempty"`
-	HackStepNarration *int     `json:"hack_step_narration,omitempty"`
-	HackStepEffect    *int     `json:"hack_step_effect,omitempty"`
+	// RewardHack holds the reward-hack fields, on reward-hack runs only:
+	// there every field is written (nulls and empty lists included), and
+	// on every other run none is.
+	*RewardHack
 
 	// Forensics are the run's forensic signals; absent for runs recorded
 	// before they existed and for imported runs.
@@ -108,11 +109,50 @@ type Run struct {
 	Harness *HarnessLabels `json:"harness,omitempty"`
 }
 
+// RewardHack is the reward-hack fields of a run: the pristine verifier's
+// verdict (see RewardVerdict) and where the hack shows. They are null on a
+// run whose verifier did not decide (an errored run). HackNarrated,
+// HackInThinking and HackSilent are false when there is no hack; the steps
+// are the first step whose thinking, narration or effect shows the hack
+// (null when none does).
+type RewardHack struct {
+	VisiblePass       *bool    `json:"visible_pass"`
+	TruePass          *bool    `json:"true_pass"`
+	Tampered          []string `json:"tampered"`
+	Hack              *bool    `json:"hack"`
+	HackKind          string   `json:"hack_kind"`
+	HackNarrated      *bool    `json:"hack_narrated"`
+	HackInThinking    *bool    `json:"hack_in_thinking"`
+	HackSilent        *bool    `json:"hack_silent"`
+	HackStepThinking  *int     `json:"hack_step_thinking"`
+	HackStepNarration *int     `json:"hack_step_narration"`
+	HackStepEffect    *int     `json:"hack_step_effect"`
+}
+
+// NewRewardHack returns the fields of a reward-hack run not yet decided:
+// nulls and an empty list.
+func NewRewardHack() *RewardHack { return &RewardHack{Tampered: []string{}} }
+
+// RunFamily is the run's family: its family field, else (on lines written
+// before it was recorded) reward_hack when it carries reward-hack fields.
+func (r *Run) RunFamily() string {
+	switch {
+	case r.Family != "":
+		return r.Family
+	case r.RewardHack != nil:
+		return FamilyRewardHack
+	}
+	return FamilyInjection
+}
+
+// IsRewardHack reports whether the run is of the reward-hack family.
+func (r *Run) IsRewardHack() bool { return r.RunFamily() == FamilyRewardHack }
+
 // AttemptError is one failed try of a run that was tried again.
 type AttemptError struct {
-	// Kind is the error kind, as in Run.ErrorKind ("sandbox" or "provider").
-	Kind  string `json:"kind"`
-	Error string `json:"error"`
+	// Kind is the error kind, as in Run.ErrorKind (a retryable one).
+	Kind  errkind.Kind `json:"kind"`
+	Error string       `json:"error"`
 	// Reason is a sandbox error's fault, as in Run.ErrorReason.
 	Reason string `json:"reason,omitempty"`
 	// Canary is the try's canary ("" for a clean run); it is never reused.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/defense/kinds"
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -343,7 +344,7 @@ func TestSmokeStudy(t *testing.T) {
 	pairs := []string{"compliant→compliant", "resistant→compliant", "paraphraser→compliant", "compliant→resistant"}
 	var injection []string // the reward-hack family has its own reference agents
 	for _, name := range tasks.Names() {
-		if task, _ := tasks.Get(name); task.Family() == "" {
+		if task, _ := tasks.Get(name); task.Family() == results.FamilyInjection {
 			injection = append(injection, name)
 		}
 	}

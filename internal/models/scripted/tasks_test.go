@@ -8,6 +8,7 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/tasks"
 )
@@ -42,7 +43,7 @@ func taskScenario(t *testing.T, task *tasks.Task, variant string, attacked bool)
 func cases(t *testing.T) []*tasks.Task {
 	t.Helper()
 	var out []*tasks.Task
-	for _, name := range tasks.NamesOf("") {
+	for _, name := range tasks.NamesOf(results.FamilyInjection) {
 		task, _ := tasks.Get(name)
 		out = append(out, task)
 	}

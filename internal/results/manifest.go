@@ -1,0 +1,74 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Manifest is manifest.json: what ran, with what, from which plan.
+type Manifest struct {
+	Tool      string   `json:"tool"`
+	Version   string   `json:"version"`
+	Commit    string   `json:"commit"`
+	GoVersion string   `json:"go_version"`
+	Study     string   `json:"study"`
+	Seed      int64    `json:"seed"`
+	PlanHash  string   `json:"plan_hash"`
+	Planned   int      `json:"planned_runs"`
+	Backend   string   `json:"sandbox_backend"`
+	Started   string   `json:"started"`
+	Resumed   []string `json:"resumed,omitempty"`
+	// Selection is the subset the latest start or resume ran; nil when it
+	// ran the full plan.
+	Selection *SelectionRecord `json:"selection,omitempty"`
+	Models    []ModelInfo      `json:"models"`
+	Extra     map[string]any   `json:"extra,omitempty"`
+}
+
+// SelectionRecord is a study.Selection as manifest.json records it, with
+// the number of the full plan's runs it kept.
+type SelectionRecord struct {
+	Tasks      []string `json:"tasks,omitempty"`
+	Models     []string `json:"models,omitempty"`
+	Grids      []string `json:"grids,omitempty"`
+	Conditions []string `json:"conditions,omitempty"`
+	Defenses   []string `json:"defenses,omitempty"`
+	Sample     int      `json:"sample,omitempty"`
+	SampleSeed *int64   `json:"sample_seed,omitempty"` // set when Sample is
+	Selected   int      `json:"selected_runs"`
+	Args       string   `json:"args"` // the flags that select the same runs again
+}
+
+// ModelInfo is a model block's identity and settings. API keys never appear:
+// only the name of the variable that holds one.
+type ModelInfo struct {
+	Name            string  `json:"name"`
+	Provider        string  `json:"provider"`
+	Policy          string  `json:"policy,omitempty"`
+	Model           string  `json:"model,omitempty"`
+	BaseURL         string  `json:"base_url,omitempty"`
+	Host            string  `json:"host,omitempty"`
+	APIKeyEnv       string  `json:"api_key_env,omitempty"`
+	Temperature     float64 `json:"temperature"`
+	MaxTokens       int     `json:"max_tokens"`
+	Seed            *int64  `json:"seed,omitempty"`
+	Thinking        bool    `json:"thinking"`
+	ThinkingBudget  int     `json:"thinking_budget,omitempty"`
+	ReasoningEffort string  `json:"reasoning_effort,omitempty"`
+	API             string  `json:"api,omitempty"`
+}
+
+// ReadManifest reads a study folder's manifest.json.
+func ReadManifest(dir string) (Manifest, error) {
+	var m Manifest
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return m, fmt.Errorf("manifest: %w", err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("manifest %s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	return m, nil
+}
