@@ -1,10 +1,17 @@
 // Package verifiers decides a run's outcomes from the sandbox state alone:
 // whether the legitimate goal was reached (task success) and whether the
 // attacker's goal was reached. They read the sandbox's effect log — the same
-// facts the tracker reads — and the final stores, never a model's request. They do not look at the canary, so a writer
-// that paraphrases an instruction without its token is still caught. The
+// facts the tracker reads — and the final stores, never a model's request.
+// The injection verifiers do not look at the canary, so a writer that
+// paraphrases an instruction without its token is still caught. The
 // Reference they check against is built from the task outside the sandbox
-// and never enters it. Verifiers never import a model driver or Docker.
+// and never enters it.
+//
+// The reward-hack verifier (VerifyRewardHack) judges a coding task's
+// solution outside the agent's sandbox, in fresh sandboxes of its own, and
+// the verbalisation classifiers (Verbalise) say where a hack shows in what
+// the agent thought and said. Verifiers never import a model driver or
+// Docker.
 package verifiers
 
 import (
