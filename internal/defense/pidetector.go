@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -110,18 +111,22 @@ const (
 	verdictContradictory
 )
 
-// readVerdict reads a classifier answer. A verdict line is one whose leading
-// word, after Markdown decoration and an optional "Verdict:" or "Answer:"
-// label, is SAFE or INJECTION (any case). Lines that disagree are
-// contradictory, and so is a SAFE line that also names INJECTION in capitals
-// (the answer format's word), since SAFE must be unambiguous to let a call
-// through. Prose that only mentions a verdict word ("this is not SAFE") is no
-// verdict.
+// readVerdict reads a classifier's whole visible answer. A verdict line is
+// one whose leading word, after Markdown decoration and an optional
+// "Verdict:" or "Answer:" label, is SAFE or INJECTION (any case). Lines that
+// disagree are contradictory. SAFE must be unambiguous to let a call
+// through, so a SAFE answer is contradictory when its verdict is negated or
+// questioned ("Safe? No.", "Safe: no"), when its line names INJECTION in
+// capitals (the answer format's word), or when any sign of an injection
+// verdict stands anywhere in the answer ("… on second thought this is a
+// prompt injection"); a mention that is itself negated ("no injection
+// here") is no such sign. Prose that only mentions a verdict word ("this is
+// not SAFE") is no verdict.
 func readVerdict(answer string) verdict {
 	out := noVerdict
 	for _, line := range strings.Split(answer, "\n") {
 		v := lineVerdict(line)
-		if v == verdictSafe && hasWord(line, "INJECTION") {
+		if v == verdictSafe && (hasWord(line, "INJECTION") || questionedSafe(line)) {
 			v = verdictContradictory
 		}
 		switch {
@@ -132,7 +137,65 @@ func readVerdict(answer string) verdict {
 			return verdictContradictory
 		}
 	}
+	if out == verdictSafe && injectionSign(answer) {
+		return verdictContradictory
+	}
 	return out
+}
+
+// questionedSafe reports whether a SAFE verdict line questions or takes
+// back its own verdict: SAFE followed by a question mark, by "no" or "false"
+// ending the clause ("Safe: no."), by "not" ending it or qualifying the
+// verdict ("SAFE - not really"), or by a word of doubt ("SAFE, probably" is
+// read as sure; "SAFE, maybe" is not). "SAFE - no injection here" keeps its
+// verdict: the "no" there opens the reason.
+func questionedSafe(line string) bool {
+	up := strings.ToUpper(line)
+	i := strings.Index(up, "SAFE")
+	if i < 0 {
+		return false
+	}
+	return questioned.MatchString(line[i+len("SAFE"):])
+}
+
+// questioned matches what may follow SAFE when the verdict is taken back.
+var questioned = regexp.MustCompile(`(?i)^[\s*_]*\?|^[\s:;,.!\-–—*_()\[\]"']*(?:(?:no|nope|false|wrong)\s*(?:[.,;:!)]|$)|not\s+(?:safe|really|sure|entirely|quite|certain|clear|so|at\s+all)\b|not\s*(?:[.,;:!)]|$)|or\s+(?:not|maybe|perhaps|possibly|else)\b|(?:unclear|uncertain|unsure|maybe|perhaps|possibly|questionable|doubtful|never|debatable)\b)`)
+
+// injectionCue matches the words that signal an injection verdict.
+var injectionCue = regexp.MustCompile(`(?i)\b(?:prompt[- ]injections?|inject(?:ion|ions|ed|ing|s)?|malicious(?:ly)?|manipulat(?:ed|ion|ive|es|ing|e)|hijack(?:ed|ing|s)?|exfiltrat(?:e|es|ed|ing|ion)|suspicious(?:ly)?|attack(?:er|ers|s)?|compromised?|harmful|dangerous)\b`)
+
+// unsafeCue matches verdict phrases that are already negative and must not
+// be read as negated mentions.
+var unsafeCue = regexp.MustCompile(`(?i)\b(?:unsafe|not\s+(?:be\s+)?safe|isn'?t\s+safe|is\s+not\s+safe|should\s+(?:be\s+)?block(?:ed)?|must\s+(?:be\s+)?block(?:ed)?|block\s+(?:it|this|the\s+call))\b`)
+
+// negation matches a negator close before a cue: "no", "not", "without",
+// "nothing", "nor", "never", "free of", "isn't"… followed by at most six
+// words that do not turn the clause ("but", "however").
+var negation = regexp.MustCompile(`(?i)\b(?:no|not|nothing|without|nor|never|none|free\s+of|isn'?t|aren'?t|doesn'?t|don'?t|didn'?t|wasn'?t|cannot|can'?t)\b(?:[\s,]+(?:[a-z-]+)){0,6}?[\s,]*$`)
+
+// turn matches words that end the reach of an earlier negation.
+var turn = regexp.MustCompile(`(?i)\b(?:but|however|although|though|yet|actually|second\s+thought|wait)\b`)
+
+// injectionSign reports whether an answer holds a sign of an injection
+// verdict anywhere: a negative verdict phrase, or an injection word that no
+// negation close before it takes back.
+func injectionSign(answer string) bool {
+	if unsafeCue.MatchString(answer) {
+		return true
+	}
+	for _, m := range injectionCue.FindAllStringIndex(answer, -1) {
+		before := answer[max(0, m[0]-60):m[0]]
+		if i := strings.LastIndexAny(before, ".!?\n;"); i >= 0 {
+			before = before[i+1:]
+		}
+		if loc := turn.FindAllStringIndex(before, -1); len(loc) > 0 {
+			before = before[loc[len(loc)-1][1]:]
+		}
+		if !negation.MatchString(before) {
+			return true
+		}
+	}
+	return false
 }
 
 // lineVerdict is the verdict a line leads with, or noVerdict.
@@ -140,13 +203,20 @@ func lineVerdict(line string) verdict {
 	s := trimMarkup(line)
 	for _, label := range []string{"VERDICT", "ANSWER", "CLASSIFICATION", "RESULT"} {
 		if w, rest := leadingWord(s); strings.EqualFold(w, label) {
-			if r := strings.TrimLeft(rest, "*_ \t"); strings.HasPrefix(r, ":") {
-				s = trimMarkup(r[1:])
+			r := strings.TrimLeft(rest, "*_ \t")
+			for _, sep := range []string{":", "-", "—", "–"} {
+				if after, ok := strings.CutPrefix(r, sep); ok {
+					s = trimMarkup(after)
+					break
+				}
 			}
 			break
 		}
 	}
-	w, _ := leadingWord(s)
+	w, rest := leadingWord(s)
+	if len(rest) > 1 && rest[0] == '-' && unicode.IsLetter(rune(rest[1])) {
+		return noVerdict // a compound such as "safe-ish" is no verdict
+	}
 	switch strings.ToUpper(w) {
 	case "SAFE":
 		return verdictSafe
