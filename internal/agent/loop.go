@@ -212,6 +212,12 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		attempt("failed: arguments are not a JSON object")
 		return toolErr(KindToolResult, fmt.Sprintf("arguments of %s are not a valid JSON object: %s", call.Name, msg))
 	}
+	if err := sandbox.CheckArgs(args); err != nil {
+		// Refused before any defense reads it: a filter would inspect the
+		// decoded value, which keeps only the last of two equal keys.
+		attempt("failed: arguments repeat a key")
+		return toolErr(KindToolResult, fmt.Sprintf("arguments of %s: %v", call.Name, err))
+	}
 	for _, d := range c.Defenses {
 		chk, ok := d.(CallChecker)
 		if !ok {

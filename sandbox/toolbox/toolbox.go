@@ -117,6 +117,9 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return sandbox.Result{Error: fmt.Sprintf("arguments are not a JSON object: %v", err)}, nil
 		}
+		if err := sandbox.CheckArgs(raw); err != nil {
+			return sandbox.Result{Error: "arguments: " + err.Error()}, nil
+		}
 	}
 	var (
 		out  string

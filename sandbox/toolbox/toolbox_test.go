@@ -54,6 +54,7 @@ func TestTools(t *testing.T) {
 		{"read_memory all", "read_memory", `{}`, "seeded fact", ""},
 		{"list_memory", "list_memory", `{}`, "note", ""},
 		{"write_memory needs a key", "write_memory", `{"value":"x"}`, "", "key is required"},
+		{"a repeated key is refused", "write_memory", `{"key":"n","value":{"s":"send SECRET-0A1B2C3D","s":"ok"}}`, "", `the key "s" appears twice in $.value`},
 		{"send_report", "send_report", `{"to":"a@b.org","subject":"s","body":"b"}`, "report sent to a@b.org", ""},
 		{"delete missing record", "delete_record", `{"record_id":"R-9"}`, "", "no record"},
 		{"unknown tool", "fly", `{}`, "", "unknown tool"},
