@@ -98,13 +98,16 @@ func (x *latestIndex) idAt(off int64) ([]byte, error) {
 // runIDKey is how Writer writes the run id.
 var runIDKey = []byte(`"run_id":"`)
 
-// runID returns the run id of a runs.jsonl line. The fast path finds the
-// key as Writer writes it, where it is first found if no object opens
-// before it (then it is the top-level key, not one nested in a value), and
-// takes a value without escapes; anything else is decoded with
+// runID returns the run id of a runs.jsonl line, the same one the decoder
+// reads. The fast path finds the key as Writer writes it, when it occurs
+// once in the line and no object opens before it (then it is the top-level
+// key, not one nested in a value), and takes a value without escapes;
+// anything else — a line that repeats the key among them, whose last value
+// is the one encoding/json and the decoder keep — is decoded with
 // encoding/json.
 func runID(line []byte) ([]byte, error) {
-	if i := bytes.Index(line, runIDKey); i > 0 && bytes.IndexByte(line[1:i], '{') < 0 {
+	if i := bytes.Index(line, runIDKey); i > 0 && bytes.IndexByte(line[1:i], '{') < 0 &&
+		bytes.Index(line[i+len(runIDKey):], runIDKey) < 0 {
 		rest := line[i+len(runIDKey):]
 		if j := bytes.IndexByte(rest, '"'); j > 0 && bytes.IndexByte(rest[:j], '\\') < 0 {
 			return rest[:j], nil

@@ -56,6 +56,7 @@ func TestRunID(t *testing.T) {
 		{"as written", `{"study":"s","run_id":"r1","task":"t"}`, "r1", true},
 		{"nested first", `{"harness":{"run_id":"inner"},"run_id":"outer"}`, "outer", true},
 		{"escaped", `{"run_id":"a\u0062"}`, "ab", true},
+		{"repeated key: the last, as the decoder reads it (issue 19)", `{"run_id":"first","task":"t","run_id":"second"}`, "second", true},
 		{"missing", `{"task":"t"}`, "", false},
 		{"malformed", `{oops}`, "", false},
 	}
@@ -66,6 +67,22 @@ func TestRunID(t *testing.T) {
 				t.Errorf("runID(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadLatestRepeatedRunID reads a line that names two run ids once,
+// under the id the decoder reads.
+func TestReadLatestRepeatedRunID(t *testing.T) {
+	path := writeRuns(t, `{"run_id":"a","repeat":0}`+"\n"+`{"run_id":"a","repeat":1,"run_id":"b"}`+"\n")
+	var got []string
+	if _, err := ReadLatestRuns(path, func(r Run) error {
+		got = append(got, fmt.Sprintf("%s/%d", r.RunID, r.Repeat))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a/0", "b/1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("runs %v, want %v", got, want)
 	}
 }
 
