@@ -239,7 +239,7 @@ func TestResumeReservesRetriedCanaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !done["r1"] || strings.Join(used, ",") != "SECRET-00000002,SECRET-00000001" {
+	if kind, ok := done["r1"]; !ok || kind != "" || strings.Join(used, ",") != "SECRET-00000002,SECRET-00000001" {
 		t.Errorf("done %v used %v: want r1 done and both tries' canaries reserved", done, used)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -18,6 +19,7 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/defense"
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
@@ -49,6 +51,14 @@ type Options struct {
 	// HackClassifier decides whether an agent's thinking or narration
 	// states a reward hack; nil: verifiers.KeywordClassifier.
 	HackClassifier verifiers.HackClassifier
+	// Rerun names the error kinds of the model's own behaviour (truncated,
+	// refused) whose runs a resume runs again. A resume always runs again
+	// the selected runs that failed for the infrastructure (sandbox,
+	// provider, verifier, defense, internal); a truncated or refused run is
+	// the model's reply under the study's settings, and running it again
+	// until it passes would resample the model, so it is left as it is
+	// unless named here.
+	Rerun []errkind.Kind
 }
 
 // snapshotter is a backend that prepares one snapshot per task.
@@ -75,6 +85,10 @@ type Summary struct {
 	Planned  int // the full study's runs
 	Selected int // the runs the selection kept; Planned without one
 	Skipped  int // selected runs finished before a resume
+	// Left counts the selected runs a resume left as they were: errored
+	// runs of a kind not re-run (truncated, refused; see Options.Rerun),
+	// by kind.
+	Left     map[errkind.Kind]int
 	Ran      int
 	Errors   int
 	Retried  int // retries of runs after a sandbox or provider error
@@ -199,12 +213,17 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	defer w.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			w.Close()
+		}
+	}()
 	if st := w.Compacted(); st.Changed() || st.Short > 0 {
 		r.log.Info("study folder compacted", "runs", st.Runs, "moved_to_attempts", st.Moved,
 			"orphan_events", st.Orphans, "duplicate_events", st.Duplicates, "runs_short_of_events", st.Short)
 	}
-	done, used, err := finished(r.opts.Output)
+	prev, used, err := finished(r.opts.Output)
 	if err != nil {
 		return sum, fmt.Errorf("resume: %w", err)
 	}
@@ -214,11 +233,23 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	todo := make([]study.Run, 0, len(selected))
 	for _, pr := range selected {
-		if done[pr.RunID] {
+		kind, ok := prev[pr.RunID]
+		switch {
+		case !ok:
+		case kind == "":
 			sum.Skipped++
+			continue
+		case !r.reruns(kind):
+			if sum.Left == nil {
+				sum.Left = map[errkind.Kind]int{}
+			}
+			sum.Left[kind]++
 			continue
 		}
 		todo = append(todo, pr)
+	}
+	if len(sum.Left) > 0 {
+		r.log.Info("errored runs left as they are", "left", sum.Left, "hint", "--rerun truncated,refused runs them again")
 	}
 	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "selected", len(selected), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
 
@@ -292,6 +323,15 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			err = merr
 		}
 	}
+	// A run that a resume ran again superseded its errored line: compact
+	// now, so the folder holds one line per run id when the study ends.
+	closed = true
+	if cerr := w.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("record: %w", cerr)
+	}
+	if _, cerr := results.Compact(r.opts.Output); cerr != nil && err == nil {
+		err = cerr
+	}
 	if ctx.Err() != nil {
 		sum.Canceled = true
 		r.log.Info("study interrupted", "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
@@ -347,11 +387,20 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 	return r.writeManifest(hash, planned, false)
 }
 
-// finished reads a compacted study folder: the run ids recorded without
-// error, and every canary the study used, in its runs, in their retried
-// tries and in attempts.jsonl.
-func finished(dir string) (map[string]bool, []string, error) {
-	done := map[string]bool{}
+// reruns reports whether a resume runs a run that errored this way again.
+func (r *Runner) reruns(kind errkind.Kind) bool {
+	if kind != errkind.Truncated && kind != errkind.Refused {
+		return true
+	}
+	return slices.Contains(r.opts.Rerun, kind)
+}
+
+// finished reads a compacted study folder: each recorded run id with the
+// kind of its error ("" when it finished without one; an errored line that
+// names no kind counts as internal), and every canary the study used, in
+// its runs, in their retried tries and in attempts.jsonl.
+func finished(dir string) (map[string]errkind.Kind, []string, error) {
+	done := map[string]errkind.Kind{}
 	var used []string
 	canaries := func(run results.Run) {
 		if run.Canary != "" {
@@ -365,7 +414,14 @@ func finished(dir string) (map[string]bool, []string, error) {
 	}
 	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
 		canaries(run)
-		done[run.RunID] = run.Error == ""
+		kind := run.ErrorKind
+		switch {
+		case run.Error == "":
+			kind = ""
+		case kind == "":
+			kind = errkind.Internal
+		}
+		done[run.RunID] = kind
 		return nil
 	})
 	if err != nil {
@@ -377,11 +433,6 @@ func finished(dir string) (map[string]bool, []string, error) {
 	})
 	if err != nil {
 		return nil, nil, err
-	}
-	for id, ok := range done {
-		if !ok {
-			delete(done, id)
-		}
 	}
 	return done, used, nil
 }

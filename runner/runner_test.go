@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
@@ -259,5 +260,85 @@ func TestCancelKeepsFinishedRuns(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, results.ManifestFile)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSubsetResumeKeepsErroredRuns resumes a study whose every run errored
+// with a subset: only the subset's runs run again, and the errored runs
+// outside it stay in runs.jsonl, counted by every reader, until a resume
+// that selects them (issue 19: compaction used to move them aside unrun).
+func TestSubsetResumeKeepsErroredRuns(t *testing.T) {
+	s := loadStudy(t, "testdata/tiny.hcl")
+	s.Attempts = 1
+	out := t.TempDir()
+	down := func(m *study.Model) (agent.Model, error) {
+		inner, err := scriptedOnly(m)
+		return failing{inner: inner, fail: func() bool { return true }}, err
+	}
+	r, _ := New(s, Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: down})
+	sum, err := r.Run(context.Background())
+	if err != nil || sum.Errors != sum.Planned {
+		t.Fatalf("summary %+v, err %v: want every run errored", sum, err)
+	}
+	sel := &study.Selection{Tasks: []string{"memory_poison"}}
+	r, _ = New(s, Options{Output: out, Resume: true, Selection: sel, Backend: &local.Backend{Root: t.TempDir()}, Models: scriptedOnly})
+	sum, err = r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != sum.Selected || sum.Errors != 0 {
+		t.Fatalf("subset resume %+v: want the %d selected runs run again", sum, sum.Selected)
+	}
+	errored, finishedRuns := 0, 0
+	if _, err := results.ReadLatestRuns(filepath.Join(out, results.RunsFile), func(run results.Run) error {
+		switch {
+		case run.Task == "propagation" && run.Error != "":
+			errored++
+		case run.Task == "memory_poison" && run.Error == "":
+			finishedRuns++
+		default:
+			t.Errorf("run %s (%s): error %q", run.RunID, run.Task, run.Error)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if errored != sum.Planned-sum.Selected || finishedRuns != sum.Selected {
+		t.Errorf("after the subset resume: %d errored propagation runs, %d finished memory_poison runs", errored, finishedRuns)
+	}
+	r, _ = New(s, Options{Output: out, Resume: true, Backend: &local.Backend{Root: t.TempDir()}, Models: scriptedOnly})
+	if sum, err = r.Run(context.Background()); err != nil || sum.Ran != errored || sum.Errors != 0 {
+		t.Fatalf("full resume %+v, err %v: want the %d errored runs run", sum, err, errored)
+	}
+	if n := len(readAll(t, out)); n != sum.Planned {
+		t.Errorf("runs.jsonl holds %d lines, want one per run (%d)", n, sum.Planned)
+	}
+}
+
+// TestResumeLeavesTruncatedRuns: a resume does not resample the model until
+// it stops truncating; it says how many runs it left, and runs them again
+// only when asked.
+func TestResumeLeavesTruncatedRuns(t *testing.T) {
+	s := loadStudy(t, "testdata/tiny.hcl")
+	s.Concurrency = 1
+	out := t.TempDir()
+	var calls int64
+	r, _ := New(s, Options{Output: out, Backend: &local.Backend{Root: t.TempDir()},
+		Models: func(*study.Model) (agent.Model, error) { return truncating{&calls}, nil }})
+	if sum, err := r.Run(context.Background()); err != nil || sum.Errors != sum.Planned {
+		t.Fatalf("summary %+v, err %v", sum, err)
+	}
+	r, _ = New(s, Options{Output: out, Resume: true, Backend: &local.Backend{Root: t.TempDir()}, Models: scriptedOnly})
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 0 || sum.Left[errkind.Truncated] != sum.Planned {
+		t.Fatalf("resume %+v: want every truncated run left as it is", sum)
+	}
+	r, _ = New(s, Options{Output: out, Resume: true, Rerun: []errkind.Kind{errkind.Truncated},
+		Backend: &local.Backend{Root: t.TempDir()}, Models: scriptedOnly})
+	if sum, err = r.Run(context.Background()); err != nil || sum.Ran != sum.Planned || sum.Errors != 0 || len(sum.Left) != 0 {
+		t.Fatalf("resume with Rerun %+v, err %v: want every run run again", sum, err)
 	}
 }

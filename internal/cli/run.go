@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/secrets"
 	"github.com/killchain/killchain/runner"
@@ -20,6 +22,7 @@ func newRunCmd(g *globals) *cobra.Command {
 		quiet   bool
 		subset  selectFlags
 		gf      gateFlags
+		rerun   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [--output DIR] [--resume] [--tasks …] [--sample N] [--junit FILE] [--baseline DIR] FILE|DIR",
@@ -29,11 +32,16 @@ concurrency, each in a fresh sandbox with its own canary. Finished runs are
 appended to DIR/runs.jsonl, DIR/events.jsonl and DIR/transcripts/ as they end,
 so Ctrl-C keeps every finished run.
 
---resume finishes an interrupted study: it runs exactly the runs that are
-missing or errored and refuses if the study file changed the plan. It first
-compacts the folder: what a killed process left of unfinished runs is
-dropped, and errored tries move to DIR/attempts.jsonl, so each run has one
-line in runs.jsonl and its events once in events.jsonl.
+--resume finishes an interrupted study: it runs the selected runs that are
+missing or failed for the infrastructure (sandbox, provider, verifier,
+defense, internal errors), and refuses if the study file changed the plan.
+Truncated and refused runs are the model's own replies under the study's
+settings: running them until they pass would resample the model, so they are
+left as they are (the summary says how many) unless --rerun names them. An
+errored run stays in runs.jsonl, counted by every reader, until a resume runs
+it again; its errored line then moves to DIR/attempts.jsonl. A resume first
+drops what a killed process left of unfinished runs, so each run has one line
+in runs.jsonl and its events once in events.jsonl.
 
 A study whose tasks need what the sandbox cannot do (audio_inject needs
 audio, which --sandbox local lacks) is refused before anything runs, unless
@@ -80,7 +88,12 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 				return err
 			}
 			defer closeBackend()
-			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log, secrets), Scrub: secrets.Scrub, Logger: log, Manifest: extra, Selection: sel}
+			reruns, err := rerunKinds(rerun)
+			if err != nil {
+				return err
+			}
+			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log, secrets), Scrub: secrets.Scrub,
+				Logger: log, Manifest: extra, Selection: sel, Rerun: reruns}
 			if !quiet {
 				// Main's stderr: a bar when it is a terminal, lines otherwise.
 				opts.Progress = g.stderr
@@ -104,6 +117,10 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 				fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors%s → %s\n",
 					s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, retried, sum.Output)
 			}
+			if len(sum.Left) > 0 {
+				fmt.Fprintf(g.stdout, "left as they were: %s (the model's own replies; --rerun %s runs them again)\n",
+					leftSummary(sum.Left), strings.Join(leftKinds(sum.Left), ","))
+			}
 			if sum.Canceled {
 				resumeArgs := ""
 				if sel != nil {
@@ -122,7 +139,46 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 	cmd.Flags().BoolVar(&resume, "resume", false, "finish an interrupted study or a subset: run only missing or errored runs")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend, overriding the study: "docker", "local" or "kubernetes"`)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress output")
+	cmd.Flags().StringSliceVar(&rerun, "rerun", nil, "with --resume: also run again the runs that errored this way (truncated, refused)")
 	subset.register(cmd)
 	gf.add(cmd)
 	return cmd
+}
+
+// rerunKinds reads --rerun: the model-behaviour error kinds a resume runs again.
+func rerunKinds(names []string) ([]errkind.Kind, error) {
+	var out []errkind.Kind
+	for _, n := range names {
+		k := errkind.Kind(strings.TrimSpace(n))
+		if k != errkind.Truncated && k != errkind.Refused {
+			return nil, fmt.Errorf("--rerun %q: want truncated or refused (a resume always runs the runs that failed for the infrastructure again)", n)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// leftKinds lists the kinds of the runs a resume left, in errkind order.
+func leftKinds(left map[errkind.Kind]int) []string {
+	var out []string
+	for _, k := range errkind.All {
+		if left[k] > 0 {
+			out = append(out, string(k))
+		}
+	}
+	return out
+}
+
+// leftSummary is "2 truncated runs, 1 refused run".
+func leftSummary(left map[errkind.Kind]int) string {
+	var parts []string
+	for _, k := range leftKinds(left) {
+		n := left[errkind.Kind(k)]
+		word := "runs"
+		if n == 1 {
+			word = "run"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s %s", n, k, word))
+	}
+	return strings.Join(parts, ", ")
 }

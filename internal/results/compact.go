@@ -14,8 +14,9 @@ import (
 type CompactStats struct {
 	// Runs is the number of run lines kept in runs.jsonl: one per run id.
 	Runs int
-	// Moved counts run lines moved to attempts.jsonl: errored tries, and
-	// finished lines a later line for the same run id superseded.
+	// Moved counts run lines moved to attempts.jsonl: lines a later line
+	// for the same run id superseded (an errored try that a resume ran
+	// again, a finished line written again).
 	Moved int
 	// Orphans counts events dropped because their run has no kept line: the
 	// run was killed (or failed) before its line was written, or it errored.
@@ -31,13 +32,15 @@ type CompactStats struct {
 // Changed reports whether Compact rewrote runs.jsonl or events.jsonl.
 func (s CompactStats) Changed() bool { return s.Moved+s.Orphans+s.Duplicates > 0 }
 
-// Compact restores a study folder's invariant after a crash or a study that
-// ended with errored runs:
+// Compact restores a study folder's invariant after a crash or a resume:
 //
-//   - runs.jsonl holds, for each run id, only its last line without error;
-//     every other line (an errored try, a superseded line) is appended to
-//     attempts.jsonl, so nothing recorded is lost and a resumed study runs
-//     exactly the runs without a line;
+//   - runs.jsonl holds, for each run id, only its last line, errored or
+//     not; every line a later one superseded (an errored try that a resume
+//     ran again) is appended to attempts.jsonl, so nothing recorded is
+//     lost. An errored line stays in runs.jsonl until a later line for its
+//     run replaces it: every reader sees it, and a resume decides which
+//     errored runs to run again (a subset's resume leaves the runs outside
+//     it as they are);
 //   - events.jsonl holds only the events of runs kept in runs.jsonl, each
 //     once: orphans (events of a run whose line never came) are dropped, and
 //     of a kept run only its last Run.Events events stay;
@@ -96,14 +99,13 @@ type runIndex struct {
 	lines int // non-blank lines in the file
 }
 
-// keptLine is a run's last line without error.
+// keptLine is a run's last line.
 type keptLine struct {
 	off    int64
 	events *int // Run.Events of that line; nil when it does not count them
 }
 
-// indexRuns finds each run id's last line without error. A run id whose
-// lines all carry an error has no kept line.
+// indexRuns finds each run id's last line.
 func indexRuns(path string) (runIndex, error) {
 	idx := runIndex{keep: map[string]keptLine{}}
 	if !exists(path) {
@@ -112,7 +114,6 @@ func indexRuns(path string) (runIndex, error) {
 	err := scanFile(path, func(l line) error {
 		var r struct {
 			RunID  string `json:"run_id"`
-			Error  string `json:"error"`
 			Events *int   `json:"events"`
 		}
 		if err := l.decode(&r); err != nil {
@@ -122,9 +123,7 @@ func indexRuns(path string) (runIndex, error) {
 			return l.errorf("missing run_id")
 		}
 		idx.lines++
-		if r.Error == "" {
-			idx.keep[r.RunID] = keptLine{off: l.offset, events: r.Events}
-		}
+		idx.keep[r.RunID] = keptLine{off: l.offset, events: r.Events}
 		return nil
 	})
 	return idx, err

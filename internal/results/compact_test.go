@@ -90,16 +90,22 @@ func TestCompact(t *testing.T) {
 			st:   CompactStats{Runs: 1},
 		},
 		{
-			name: "an errored run moves to attempts",
+			name: "an errored run stays until a later line replaces it (issue 19)",
 			in:   folder{runs: lines(aOK, bErr), events: lines(a1, a2)},
-			want: folder{runs: lines(aOK), events: lines(a1, a2), attempts: lines(bErr)},
-			st:   CompactStats{Runs: 1, Moved: 1},
+			want: folder{runs: lines(aOK, bErr), events: lines(a1, a2)},
+			st:   CompactStats{Runs: 2},
 		},
 		{
-			name: "a rerun after an error keeps the finished line",
+			name: "a rerun after an error keeps each run's last line",
 			in:   folder{runs: lines(bErr, aErr, aOK, bErr), events: lines(a1, a2)},
-			want: folder{runs: lines(aOK), events: lines(a1, a2), attempts: lines(bErr, aErr)},
-			st:   CompactStats{Runs: 1, Moved: 3},
+			want: folder{runs: lines(aOK, bErr), events: lines(a1, a2), attempts: lines(bErr, aErr)},
+			st:   CompactStats{Runs: 2, Moved: 2},
+		},
+		{
+			name: "an errored run a resume ran again moves to attempts",
+			in:   folder{runs: lines(bErr, aOK, bOK), events: lines(a1, a2, b1)},
+			want: folder{runs: lines(aOK, bOK), events: lines(a1, a2, b1), attempts: lines(bErr)},
+			st:   CompactStats{Runs: 2, Moved: 1},
 		},
 		{
 			name: "older copies of a kept run's events are dropped",
@@ -121,9 +127,9 @@ func TestCompact(t *testing.T) {
 		},
 		{
 			name: "a line already in attempts is not appended again",
-			in:   folder{runs: lines(aOK, bErr), events: lines(a1, a2, x1), attempts: lines(bErr)},
-			want: folder{runs: lines(aOK), events: lines(a1, a2), attempts: lines(bErr)},
-			st:   CompactStats{Runs: 1, Moved: 1, Orphans: 1},
+			in:   folder{runs: lines(bErr, aOK, bOK), events: lines(a1, a2, b1, x1), attempts: lines(bErr)},
+			want: folder{runs: lines(aOK, bOK), events: lines(a1, a2, b1), attempts: lines(bErr)},
+			st:   CompactStats{Runs: 2, Moved: 1, Orphans: 1},
 		},
 	}
 	for _, tt := range tests {

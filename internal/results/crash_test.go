@@ -140,24 +140,28 @@ func crashOffsets(ops []op, stride int) []int {
 	return gs
 }
 
-// resume opens dir as a resumed study does and writes a second try of
-// every run without a line.
+// resume opens dir as a resumed study does, writes a second try of every
+// run without a line or with an errored one (which stays in runs.jsonl
+// until then), and compacts the folder as a study does when it ends.
 func resume(t *testing.T, dir string) {
 	t.Helper()
 	w, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
 	done := map[string]bool{}
+	lines := map[string]int{}
 	if err := ReadRuns(filepath.Join(dir, RunsFile), func(r Run) error {
-		if r.Error != "" {
-			t.Errorf("runs.jsonl keeps errored run %s after Open", r.RunID)
-		}
-		done[r.RunID] = true
+		lines[r.RunID]++
+		done[r.RunID] = r.Error == ""
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+	for id, n := range lines {
+		if n != 1 {
+			t.Errorf("runs.jsonl holds %d lines of %s after Open", n, id)
+		}
 	}
 	for i, id := range crashPlan {
 		if !done[id] {
@@ -166,6 +170,12 @@ func resume(t *testing.T, dir string) {
 				t.Fatal(err)
 			}
 		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compact(dir); err != nil {
+		t.Fatal(err)
 	}
 }
 
