@@ -123,6 +123,8 @@ type decoder struct {
 	diags hcl.Diagnostics
 
 	modelRanges map[string]hcl.Range // where each model was declared
+	// thresholdBlocks are the blocks of study.Thresholds, index by index.
+	thresholdBlocks []*hcl.Block
 }
 
 func (d *decoder) decode() {
@@ -157,6 +159,11 @@ func (d *decoder) decode() {
 	}
 	d.checkDuplicates("grid", grids)
 	d.decodeThresholds(thresholds)
+	if !d.diags.HasErrors() && len(d.study.Thresholds) > 0 {
+		if plan, err := d.study.Plan(); err == nil {
+			d.checkReachable(plan)
+		}
+	}
 }
 
 // errorf appends an error diagnostic about rng.

@@ -48,6 +48,13 @@ func TestThresholdInvalid(t *testing.T) {
   pairs = [["a", "nope"], ["a"]]
   min = 0.5`, []string{"22:18 error Unknown model", "22:27 error Invalid pair"}},
 		{"missing metric", `  max = 0.1`, []string{"20:16 error Missing required argument"}},
+		{"asr over clean runs can never be judged (issue 19)", `  metric = "asr"
+  conditions = ["plain"]
+  max = 0.1`, []string{"20:11 error Threshold selects nothing"}},
+		{"relayed over single-agent runs can never be judged", `  metric = "relayed"
+  max = 0.1`, []string{"20:11 error Threshold selects nothing"}},
+		{"hack_rate over injection runs can never be judged", `  metric = "hack_rate"
+  max = 0.1`, []string{"20:11 error Threshold selects nothing"}},
 		{"empty selector", `  metric = "asr"
   models = []
   max = 0.1`, []string{"22:12 error Empty models"}},
