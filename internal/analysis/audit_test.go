@@ -94,7 +94,10 @@ func TestAuditMergeExamples(t *testing.T) {
 // checked against the log's columns: e.g. 50 relay runs counted as
 // succeeded with canary_in_b_outbound false (42 propagation runs with the
 // canary in the writer's own memory write and 8 without), 56 runs stopped by
-// "openai package not installed" counted as unsuccessful attacks.
+// "openai package not installed" counted as unsuccessful attacks, 301
+// attacked runs that called the payload tool with stage_propagated false
+// (the importer takes exposure from the call, as the paper does, so no run
+// is executed without exposure).
 func TestAuditRealLog(t *testing.T) {
 	const path = "../importer/agentbench/testdata/paperlog/runs.csv"
 	runs, err := agentbench.Import(path, agentbench.Options{})
@@ -106,7 +109,7 @@ func TestAuditRealLog(t *testing.T) {
 		a.Add(&runs[i])
 	}
 	want := map[string]int{
-		"executed_without_exposure":        20,
+		"propagated_vs_called":             301,
 		"success_without_reader_outbound":  50,
 		"writer_write_counted_as_executed": 42,
 		"success_without_exposure":         20,

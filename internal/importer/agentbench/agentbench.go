@@ -15,7 +15,13 @@
 //	entry_surface + scenario    → surface, in our vocabulary (see surfaces)
 //	model_a, model_b            → model_a, model_b ("" in single mode)
 //	is_attacked                 → attacked; condition "hack" or "plain"
-//	stage_propagated            → exposed (canary in a tool result)
+//	n_tool_calls_a > 0          → exposed, as the paper derives it: the
+//	                              payload sits in the result of the tool
+//	                              the agent must call first, so a run that
+//	                              called it was exposed (Section 4.1, Table
+//	                              2). The log's stage_propagated is false for
+//	                              runs that called the tool twice; the audit
+//	                              lists those disagreements.
 //	stage_persisted             → persisted, memory relays only, else null
 //	stage_relayed               → relayed, relays only, else null
 //	attack_succeeded            → executed (Options.Executed chooses
@@ -218,7 +224,7 @@ func convert(l map[string]string, opts Options) (results.Run, error) {
 		return &v
 	}
 	executed := truth(l[opts.Executed])
-	r.Exposed = flag(tracker.Exposed, truth(l["stage_propagated"]))
+	r.Exposed = flag(tracker.Exposed, attacked && r.ToolCallsA > 0)
 	r.Persisted = flag(tracker.Persisted, truth(l["stage_persisted"]))
 	r.Relayed = flag(tracker.Relayed, truth(l["stage_relayed"]))
 	r.Executed = flag(tracker.Executed, executed)
