@@ -71,3 +71,21 @@ func AUC(scores []float64, y []bool) float64 {
 	}
 	return integrate.Trapezoidal(fpr, tpr)
 }
+
+// Accuracy is the share of rows whose predicted probability p is on their
+// label's side of ½ (p ≥ ½ for a positive); NaN with no rows.
+func Accuracy(p []float64, y []bool) float64 {
+	if len(p) != len(y) {
+		panic(fmt.Sprintf("stats: %d probabilities for %d labels", len(p), len(y)))
+	}
+	if len(p) == 0 {
+		return math.NaN()
+	}
+	ok := 0
+	for i := range p {
+		if (p[i] >= 0.5) == y[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(p))
+}
