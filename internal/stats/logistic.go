@@ -112,7 +112,7 @@ func FitLogistic[F Float](x []F, d int, y []bool, ridge float64) (*Logistic, err
 		Grad: func(grad, w []float64) {
 			score(w)
 			for i, v := range s.RawVector().Data {
-				res.SetVec(i, Sigmoid(v)-t.AtVec(i))
+				res.SetVec(i, sigmoid(v)-t.AtVec(i))
 			}
 			g := mat.NewVecDense(D, grad)
 			g.MulVec(Z.T(), res)
@@ -153,17 +153,17 @@ func Logits[F Float](m *Logistic, x []F) []float64 {
 }
 
 // Probs returns the fitted probability of the positive class for each row
-// of x: Sigmoid of its log-odds.
+// of x: the logistic function of its log-odds.
 func Probs[F Float](m *Logistic, x []F) []float64 {
 	p := Logits(m, x)
 	for i, v := range p {
-		p[i] = Sigmoid(v)
+		p[i] = sigmoid(v)
 	}
 	return p
 }
 
-// Sigmoid is the logistic function 1 / (1 + e^−t).
-func Sigmoid(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
+// sigmoid is the logistic function 1 / (1 + e^−t).
+func sigmoid(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
 
 // standardize writes 1 and the standardised features of r into z.
 func standardize[F Float](m *Logistic, r []F, z []float64) {

@@ -219,3 +219,40 @@ func BenchmarkFitLogistic(b *testing.B) {
 		}
 	}
 }
+
+// FuzzFitLogistic fits small matrices drawn from the input and checks the
+// fit is finite and stationary: the gradient of its objective is 0.
+func FuzzFitLogistic(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(2), uint8(0b1010))
+	f.Add([]byte{0, 0, 0, 0}, uint8(1), uint8(0b01))
+	f.Add([]byte{200, 3, 17, 99, 4, 250, 31, 8, 77, 1, 0, 128}, uint8(3), uint8(0b110))
+	f.Fuzz(func(t *testing.T, raw []byte, width, mask uint8) {
+		d := int(width%4) + 1
+		n := min(len(raw)/d, 40)
+		if n == 0 {
+			t.Skip()
+		}
+		x := make([]float64, n*d)
+		y := make([]bool, n)
+		for i := range n {
+			for j := range d {
+				x[i*d+j] = float64(int(raw[i*d+j])-128) / 16
+			}
+			y[i] = (mask>>(i%8))&1 == 1 != (raw[i*d]&1 == 1)
+		}
+		m, err := FitLogistic(x, d, y, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range m.Coef {
+			if math.IsNaN(c) || math.IsInf(c, 0) {
+				t.Fatalf("coefficients %v", m.Coef)
+			}
+		}
+		for a, g := range gradient(m, x, d, y, 1) {
+			if math.Abs(g) > 1e-6 {
+				t.Fatalf("gradient[%d] = %v at the fit of %v / %v", a, g, x, y)
+			}
+		}
+	})
+}

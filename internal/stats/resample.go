@@ -60,7 +60,8 @@ func (g Groups) Len() int {
 // Folds splits the groups into k folds and returns each row's fold in
 // [0, k): the groups are shuffled by rng and dealt round-robin, so a
 // group's rows never straddle two folds and fold sizes in groups differ by
-// at most one. The groups must partition rows 0..Len()−1, as GroupBy's do.
+// at most one. k must be at least 1, and the groups must partition rows
+// 0..Len()−1, as GroupBy's do.
 func (g Groups) Folds(k int, rng *rand.Rand) []int {
 	order := make([]int, len(g.Names))
 	for i := range order {
@@ -90,7 +91,7 @@ func (g Groups) Resample(rng *rand.Rand, dst []int) []int {
 // StratifiedFolds splits rows with labels y into k folds and returns each
 // row's fold in [0, k): the positives and the negatives are shuffled apart
 // by rng (positives first) and each dealt round-robin, so every fold holds
-// each class to within one row.
+// each class to within one row. k must be at least 1.
 func StratifiedFolds(y []bool, k int, rng *rand.Rand) []int {
 	fold := make([]int, len(y))
 	for _, cls := range []bool{true, false} {

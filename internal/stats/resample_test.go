@@ -187,3 +187,48 @@ func TestBootstrap(t *testing.T) {
 		}
 	})
 }
+
+// FuzzGroupFolds groups labels drawn from the input and checks the split:
+// every row in one fold of [0, k), no group across two, groups per fold
+// within one of each other, and a resample made of whole groups.
+func FuzzGroupFolds(f *testing.F) {
+	f.Add([]byte("aabbbcdd"), uint8(3), uint64(1))
+	f.Add([]byte("x"), uint8(1), uint64(7))
+	f.Add([]byte{}, uint8(5), uint64(0))
+	f.Fuzz(func(t *testing.T, raw []byte, kb uint8, seed uint64) {
+		k := int(kb%8) + 1
+		labels := make([]string, len(raw))
+		for i, b := range raw {
+			labels[i] = string(rune('a' + b%12))
+		}
+		g := GroupBy(labels)
+		if g.Len() != len(labels) {
+			t.Fatalf("groups hold %d rows of %d", g.Len(), len(labels))
+		}
+		fold := g.Folds(k, rand.New(rand.NewPCG(seed, 1)))
+		per := make([]int, k)
+		for gi, rows := range g.Rows {
+			for _, r := range rows {
+				if labels[r] != g.Names[gi] || fold[r] != fold[rows[0]] || fold[r] < 0 || fold[r] >= k {
+					t.Fatalf("row %d (%s) in fold %d, its group %s in %d", r, labels[r], fold[r], g.Names[gi], fold[rows[0]])
+				}
+			}
+			per[fold[rows[0]]]++
+		}
+		if len(g.Names) > 0 && slices.Max(per)-slices.Min(per) > 1 {
+			t.Fatalf("groups per fold %v", per)
+		}
+		rs := g.Resample(rand.New(rand.NewPCG(seed, 2)), nil)
+		count := map[int]int{}
+		for _, r := range rs {
+			count[r]++
+		}
+		for _, rows := range g.Rows {
+			for _, r := range rows {
+				if count[r] != count[rows[0]] {
+					t.Fatalf("resample split group of row %d", rows[0])
+				}
+			}
+		}
+	})
+}

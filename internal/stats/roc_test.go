@@ -122,3 +122,25 @@ func BenchmarkAUC(b *testing.B) {
 		AUC(scores, y)
 	}
 }
+
+func TestAccuracy(t *testing.T) {
+	tests := []struct {
+		name string
+		p    []float64
+		y    []bool
+		want float64
+	}{
+		{"all right", []float64{0.9, 0.1}, []bool{true, false}, 1},
+		{"one half counts as positive", []float64{0.5, 0.5}, []bool{true, false}, 0.5},
+		{"all wrong", []float64{0.2, 0.7}, []bool{true, false}, 0},
+		{"no rows", nil, nil, math.NaN()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Accuracy(tt.p, tt.y)
+			if got != tt.want && !(math.IsNaN(got) && math.IsNaN(tt.want)) {
+				t.Errorf("Accuracy = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
