@@ -2,34 +2,15 @@ package probes
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
-)
 
-func TestAUROC(t *testing.T) {
-	cases := []struct {
-		name   string
-		scores []float64
-		y      []bool
-		want   float64
-	}{
-		{"perfect", []float64{0.1, 0.2, 0.8, 0.9}, []bool{false, false, true, true}, 1},
-		{"inverted", []float64{0.9, 0.8, 0.2, 0.1}, []bool{false, false, true, true}, 0},
-		{"ties count half", []float64{0.5, 0.5, 0.5, 0.5}, []bool{false, true, false, true}, 0.5},
-		{"one of four pairs wrong", []float64{0.1, 0.6, 0.5, 0.9}, []bool{false, false, true, true}, 0.75},
-		{"one class", []float64{0.1, 0.2}, []bool{true, true}, math.NaN()},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := AUROC(c.scores, c.y)
-			if math.IsNaN(c.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-c.want) > 1e-12) {
-				t.Fatalf("AUROC = %v, want %v", got, c.want)
-			}
-		})
-	}
-}
+	"github.com/killchain/killchain/internal/stats"
+)
 
 func TestThresholdAndWilson(t *testing.T) {
 	clean := make([]float64, 200)
@@ -54,9 +35,20 @@ func TestThresholdAndWilson(t *testing.T) {
 		})
 	}
 	t.Run("wilson", func(t *testing.T) {
-		iv := Wilson(5, 10)
-		if iv.Value != 0.5 || math.Abs(iv.Lo-0.2366) > 1e-3 || math.Abs(iv.Hi-0.7634) > 1e-3 {
-			t.Fatalf("Wilson(5,10) = %+v", iv)
+		iv := wilson(5, 10)
+		if iv.Value != 0.5 || math.Abs(iv.Lo-0.2366) > 1e-4 || math.Abs(iv.Hi-0.7634) > 1e-4 || iv.N != 10 {
+			t.Fatalf("wilson(5, 10) = %+v", iv)
+		}
+	})
+	t.Run("wilson of no rows", func(t *testing.T) {
+		// The rate is undefined, the interval stats.Wilson's whole range.
+		iv := wilson(0, 0)
+		if !math.IsNaN(iv.Value) || iv.Lo != 0 || iv.Hi != 1 || iv.N != 0 {
+			t.Fatalf("wilson(0, 0) = %+v, want NaN in [0, 1]", iv)
+		}
+		b, err := json.Marshal(iv)
+		if err != nil || string(b) != `{"value":null,"lo":0,"hi":1,"n":0}` {
+			t.Fatalf("wilson(0, 0) in train.json = %s (%v)", b, err)
 		}
 	})
 }
@@ -108,12 +100,47 @@ func TestFitProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := AUROC(p.Score(x, 2), y); a != 1 {
+	if a := stats.AUC(p.Score(x), y); a != 1 {
 		t.Fatalf("AUROC on separable rows %v", a)
 	}
 	if math.Abs(p.W[0]) < 5*math.Abs(p.W[1]) {
 		t.Fatalf("weights %v: the signal feature should dominate", p.W)
 	}
+	t.Run("the penalty is l2 on the mean log-loss", func(t *testing.T) {
+		// At the optimum the gradient of mean log-loss + l2/2·|w|² is 0.
+		g := make([]float64, 3)
+		for i, s := range p.Score(x) {
+			r := 1 / (1 + math.Exp(-s))
+			if y[i] {
+				r--
+			}
+			for j := range 2 {
+				g[j] += r * (float64(x[i*2+j]) - p.Mean[j]) / p.Std[j] / float64(len(y))
+			}
+			g[2] += r / float64(len(y))
+		}
+		for j := range 2 {
+			g[j] += DefaultL2 * p.W[j]
+		}
+		for j, v := range g {
+			if math.Abs(v) > 1e-6 {
+				t.Errorf("gradient[%d] = %v at the fit, want 0", j, v)
+			}
+		}
+	})
+	t.Run("a saved probe scores as fitted", func(t *testing.T) {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Probe
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := back.Score(x), p.Score(x); !slices.Equal(got, want) {
+			t.Fatalf("scores after a JSON round trip differ: %v against %v", got[:3], want[:3])
+		}
+	})
 }
 
 func TestTinyModelIsDeterministic(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // ScoreTarget sums one probe's scores on a study.
@@ -75,8 +77,11 @@ func Score(probesFile, dir, out string) (*ScoreSummary, error) {
 		if err != nil {
 			return nil, err
 		}
+		if p.Probe == nil || len(p.Probe.Mean) != ds.hidden || len(p.Probe.Std) != ds.hidden || len(p.Probe.W) != ds.hidden {
+			return nil, fmt.Errorf("score: %s: the %s probe is not a probe of hidden %d", probesFile, p.Target, ds.hidden)
+		}
 		st := ScoreTarget{Target: p.Target, Layer: p.Layer, Rows: len(y)}
-		scores := p.Probe.Score(x, ds.hidden)
+		scores := p.Probe.Score(x)
 		for i, s := range scores {
 			r := ds.rows[i]
 			fires := s > p.Threshold
@@ -87,7 +92,7 @@ func Score(probesFile, dir, out string) (*ScoreSummary, error) {
 				return nil, fmt.Errorf("score: %w", err)
 			}
 		}
-		st.AUROC = AUROC(scores, y)
+		st.AUROC = stats.AUC(scores, y)
 		sum.Targets = append(sum.Targets, st)
 	}
 	return sum, f.Close()

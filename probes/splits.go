@@ -4,45 +4,38 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // splits are the two evaluation splits of a dataset: leave-one-task-out
 // and a random k-fold split by run (a run's rows never straddle folds).
 type splits struct {
-	tasks  []string
-	byTask map[string][]int
-	runs   []string
-	fold   []int  // k-fold fold of each row
-	clean  []bool // row of a clean-control run (no payload planted)
-	groups []string
+	tasks  stats.Groups // rows by task, tasks sorted: the LOSO parts
+	task   []int        // index in tasks of each row's task
+	runs   stats.Groups // rows by run, in the order runs first appear
+	fold   []int        // k-fold fold of each row
+	clean  []bool       // row of a clean-control run (no payload planted)
+	groups []string     // run of each row: bootstrap resamples runs
 	k      int
 }
 
 func newSplits(rows []Row, k int, seed uint64) *splits {
-	sp := &splits{byTask: map[string][]int{}, fold: make([]int, len(rows)), clean: make([]bool, len(rows)), groups: make([]string, len(rows)), k: k}
-	runFold := map[string]int{}
+	taskOf, runOf := make([]string, len(rows)), make([]string, len(rows))
+	sp := &splits{clean: make([]bool, len(rows)), k: k}
 	for i, r := range rows {
-		if _, ok := sp.byTask[r.Task]; !ok {
-			sp.tasks = append(sp.tasks, r.Task)
-		}
-		sp.byTask[r.Task] = append(sp.byTask[r.Task], i)
-		if _, ok := runFold[r.RunID]; !ok {
-			runFold[r.RunID] = 0
-			sp.runs = append(sp.runs, r.RunID)
-		}
+		taskOf[i], runOf[i] = r.Task, r.RunID
 		sp.clean[i] = !r.Attacked
-		sp.groups[i] = r.RunID
 	}
-	slices.Sort(sp.tasks)
-	order := slices.Clone(sp.runs)
-	rng := rand.New(rand.NewPCG(seed, 5))
-	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-	for i, id := range order {
-		runFold[id] = i % k
+	sp.tasks = stats.GroupBy(taskOf).Sorted()
+	sp.task = make([]int, len(rows))
+	for t, idx := range sp.tasks.Rows {
+		for _, i := range idx {
+			sp.task[i] = t
+		}
 	}
-	for i, r := range rows {
-		sp.fold[i] = runFold[r.RunID]
-	}
+	sp.runs, sp.groups = stats.GroupBy(runOf), runOf
+	sp.fold = sp.runs.Folds(k, rand.New(rand.NewPCG(seed, 5)))
 	return sp
 }
 
@@ -52,9 +45,8 @@ func newSplits(rows []Row, k int, seed uint64) *splits {
 func (sp *splits) evaluate(x []float32, d int, train, truth []bool, o TrainOptions) (LayerEval, []float64, error) {
 	n := len(truth)
 	loso := nanScores(n)
-	for _, t := range sp.tasks {
-		test := sp.byTask[t]
-		if err := sp.fitScore(x, d, train, o, loso, func(i int) bool { return slices.Contains(test, i) }); err != nil {
+	for t := range sp.tasks.Names {
+		if err := sp.fitScore(x, d, train, o, loso, func(i int) bool { return sp.task[i] == t }); err != nil {
 			return LayerEval{}, nil, err
 		}
 	}
@@ -70,13 +62,14 @@ func (sp *splits) evaluate(x []float32, d int, train, truth []bool, o TrainOptio
 // fitScore fits on the rows outside test and scores the rows inside it.
 // A training side with one class leaves the test rows unscored.
 func (sp *splits) fitScore(x []float32, d int, y []bool, o TrainOptions, out []float64, test func(int) bool) error {
-	var tx []float32
+	var tx, sx []float32
 	var ty []bool
 	var tidx []int
 	var pos, neg int
 	for i := range y {
 		if test(i) {
 			tidx = append(tidx, i)
+			sx = append(sx, x[i*d:(i+1)*d]...)
 			continue
 		}
 		tx = append(tx, x[i*d:(i+1)*d]...)
@@ -94,8 +87,8 @@ func (sp *splits) fitScore(x []float32, d int, y []bool, o TrainOptions, out []f
 	if err != nil {
 		return err
 	}
-	for _, i := range tidx {
-		out[i] = p.Score(x[i*d:(i+1)*d], d)[0]
+	for j, s := range p.Score(sx) {
+		out[tidx[j]] = s
 	}
 	return nil
 }
@@ -123,7 +116,7 @@ func (sp *splits) metrics(scores []float64, y []bool, o TrainOptions) Eval {
 			clean = append(clean, v)
 		}
 	}
-	ev := Eval{AUROC: BootstrapAUROC(s, t, g, o.Bootstrap, o.Seed)}
+	ev := Eval{AUROC: bootstrapAUROC(s, t, g, o.Bootstrap, o.Seed)}
 	thr := ThresholdAtFPR(clean, o.FPR)
 	var k, n int
 	for i, v := range s {
@@ -134,8 +127,44 @@ func (sp *splits) metrics(scores []float64, y []bool, o TrainOptions) Eval {
 			}
 		}
 	}
-	ev.TPR = Wilson(k, n)
+	ev.TPR = wilson(k, n)
 	return ev
+}
+
+// scored is one held-out part's scored rows: scores, labels and the runs
+// they belong to.
+type scored struct {
+	s    []float64
+	t    []bool
+	runs stats.Groups
+}
+
+// resample is the part's AUROC on one bootstrap resample of its runs.
+func (p scored) resample(rng *rand.Rand, rows []int) (float64, []int) {
+	rows = p.runs.Resample(rng, rows[:0])
+	s, t := make([]float64, len(rows)), make([]bool, len(rows))
+	for j, i := range rows {
+		s[j], t[j] = p.s[i], p.t[i]
+	}
+	return stats.AUC(s, t), rows
+}
+
+// bootstrapAUROC is the AUROC of scores against y with a percentile
+// bootstrap 95% interval over groups (runs): rows of one run are resampled
+// together.
+func bootstrapAUROC(scores []float64, y []bool, groups []string, reps int, seed uint64) Interval {
+	iv := Interval{Value: stats.AUC(scores, y), Lo: math.NaN(), Hi: math.NaN(), N: len(y)}
+	if math.IsNaN(iv.Value) {
+		return iv
+	}
+	p := scored{s: scores, t: y, runs: stats.GroupBy(groups)}
+	var rows []int
+	iv.Lo, iv.Hi = stats.Bootstrap(reps, stats.Tail95, rand.New(rand.NewPCG(seed, 0xa0c)), func(rng *rand.Rand) float64 {
+		var a float64
+		a, rows = p.resample(rng, rows)
+		return a
+	})
+	return iv
 }
 
 // losoMetrics scores each held-out task on its own, since each was scored
@@ -143,21 +172,17 @@ func (sp *splits) metrics(scores []float64, y []bool, o TrainOptions) Eval {
 // both classes), its interval a bootstrap over runs within each task; TPR
 // uses each task's own clean-control threshold.
 func (sp *splits) losoMetrics(scores []float64, y []bool, o TrainOptions) Eval {
-	type part struct {
-		s []float64
-		t []bool
-		g []string
-	}
-	var parts []part
+	var parts []scored
 	var k, n int
-	for _, task := range sp.tasks {
-		var p part
+	for _, idx := range sp.tasks.Rows {
+		var p scored
+		var runs []string
 		var clean []float64
-		for _, i := range sp.byTask[task] {
+		for _, i := range idx {
 			if math.IsNaN(scores[i]) {
 				continue
 			}
-			p.s, p.t, p.g = append(p.s, scores[i]), append(p.t, y[i]), append(p.g, sp.groups[i])
+			p.s, p.t, runs = append(p.s, scores[i]), append(p.t, y[i]), append(runs, sp.groups[i])
 			if sp.clean[i] {
 				clean = append(clean, scores[i])
 			}
@@ -171,15 +196,18 @@ func (sp *splits) losoMetrics(scores []float64, y []bool, o TrainOptions) Eval {
 				}
 			}
 		}
-		if !math.IsNaN(AUROC(p.s, p.t)) {
+		if !math.IsNaN(stats.AUC(p.s, p.t)) {
+			p.runs = stats.GroupBy(runs)
 			parts = append(parts, p)
 		}
 	}
-	ev := Eval{TPR: Wilson(k, n), AUROC: Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
+	ev := Eval{TPR: wilson(k, n), AUROC: Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
 	if len(parts) == 0 {
 		return ev
 	}
-	mean := func(f func(p part) float64) float64 {
+	// mean is the mean of the defined values of f over the parts; NaN
+	// when none is.
+	mean := func(f func(p scored) float64) float64 {
 		var sum float64
 		var c int
 		for _, p := range parts {
@@ -188,43 +216,24 @@ func (sp *splits) losoMetrics(scores []float64, y []bool, o TrainOptions) Eval {
 				c++
 			}
 		}
-		return sum / float64(max(c, 1))
+		if c == 0 {
+			return math.NaN()
+		}
+		return sum / float64(c)
 	}
-	ev.AUROC.Value = mean(func(p part) float64 { return AUROC(p.s, p.t) })
+	ev.AUROC.Value = mean(func(p scored) float64 { return stats.AUC(p.s, p.t) })
 	for _, p := range parts {
 		ev.AUROC.N += len(p.s)
 	}
-	rng := rand.New(rand.NewPCG(o.Seed, 11))
-	var vals []float64
-	for range o.Bootstrap {
-		vals = append(vals, mean(func(p part) float64 { return resampledAUROC(p.s, p.t, p.g, rng) }))
-	}
-	if len(vals) > 0 {
-		slices.Sort(vals)
-		ev.AUROC.Lo = vals[int(0.025*float64(len(vals)-1))]
-		ev.AUROC.Hi = vals[int(0.975*float64(len(vals)-1))]
-	}
+	var rows []int
+	ev.AUROC.Lo, ev.AUROC.Hi = stats.Bootstrap(o.Bootstrap, stats.Tail95, rand.New(rand.NewPCG(o.Seed, 11)), func(rng *rand.Rand) float64 {
+		return mean(func(p scored) float64 {
+			var a float64
+			a, rows = p.resample(rng, rows)
+			return a
+		})
+	})
 	return ev
-}
-
-// resampledAUROC is the AUROC of one bootstrap resample of runs.
-func resampledAUROC(s []float64, t []bool, g []string, rng *rand.Rand) float64 {
-	byGroup := map[string][]int{}
-	var keys []string
-	for i, k := range g {
-		if _, ok := byGroup[k]; !ok {
-			keys = append(keys, k)
-		}
-		byGroup[k] = append(byGroup[k], i)
-	}
-	var rs []float64
-	var rt []bool
-	for range keys {
-		for _, i := range byGroup[keys[rng.IntN(len(keys))]] {
-			rs, rt = append(rs, s[i]), append(rt, t[i])
-		}
-	}
-	return AUROC(rs, rt)
 }
 
 // pickScores returns the scored rows among idx.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // TrainOptions configure Train.
@@ -144,7 +146,7 @@ func Train(dir string, o TrainOptions) (*TrainResult, error) {
 		}
 	}
 	sp := newSplits(ds.rows, o.Folds, o.Seed)
-	res := &TrainResult{Model: ds.meta.Model, Study: ds.meta.Study, Rows: len(ds.rows), Runs: len(sp.runs), Tasks: sp.tasks, FPR: o.FPR, Folds: o.Folds}
+	res := &TrainResult{Model: ds.meta.Model, Study: ds.meta.Study, Rows: len(ds.rows), Runs: len(sp.runs.Names), Tasks: sp.tasks.Names, FPR: o.FPR, Folds: o.Folds}
 	saved := SavedProbes{Model: ds.meta.Model, Study: ds.meta.Study, FPR: o.FPR}
 	layers := make([][]float32, ds.meta.Model.Layers+1)
 	for l := range layers {
@@ -213,9 +215,9 @@ func Train(dir string, o TrainOptions) (*TrainResult, error) {
 			return nil, fmt.Errorf("%s bag of tokens: %w", target, err)
 		}
 		tr.BagOfTokens.Layer = -1
-		for t, idx := range sp.byTask {
-			s, yy := pickScores(bestLOSO, y, idx)
-			if a := AUROC(s, yy); !math.IsNaN(a) {
+		for ti, t := range sp.tasks.Names {
+			s, yy := pickScores(bestLOSO, y, sp.tasks.Rows[ti])
+			if a := stats.AUC(s, yy); !math.IsNaN(a) {
 				tr.PerTask[t] = a
 			}
 		}
@@ -226,7 +228,7 @@ func Train(dir string, o TrainOptions) (*TrainResult, error) {
 			return nil, err
 		}
 		var clean []float64
-		for i, s := range p.Score(layers[tr.Best], d) {
+		for i, s := range p.Score(layers[tr.Best]) {
 			if sp.clean[i] {
 				clean = append(clean, s)
 			}

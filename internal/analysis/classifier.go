@@ -1,11 +1,14 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // Sample is the classifier's data: one feature vector per run, its label
@@ -71,20 +74,9 @@ func Classify(s Sample, folds int, seed uint64) (*ClassifierResult, error) {
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 
-	// Stratified folds: positives and negatives shuffled apart, dealt round-robin.
-	fold := make([]int, len(s.Y))
-	for _, cls := range []bool{true, false} {
-		var idx []int
-		for i, b := range s.Y {
-			if b == cls {
-				idx = append(idx, i)
-			}
-		}
-		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
-		for k, i := range idx {
-			fold[i] = k % folds
-		}
-	}
+	// Stratified folds for cross-validation; the tasks, by name, for
+	// leave-one-task-out.
+	fold := stats.StratifiedFolds(s.Y, folds, rng)
 	cvParts := make([]part, folds)
 	for k := range folds {
 		cvParts[k].name = fmt.Sprintf("fold %d", k+1)
@@ -92,15 +84,10 @@ func Classify(s Sample, folds int, seed uint64) (*ClassifierResult, error) {
 	for i, f := range fold {
 		cvParts[f].test = append(cvParts[f].test, i)
 	}
-	tasks := slices.Compact(slices.Sorted(slices.Values(s.Task)))
-	lotoParts := make([]part, len(tasks))
-	for k, t := range tasks {
-		lotoParts[k].name = t
-		for i, ti := range s.Task {
-			if ti == t {
-				lotoParts[k].test = append(lotoParts[k].test, i)
-			}
-		}
+	tasks := stats.GroupBy(s.Task).Sorted()
+	lotoParts := make([]part, len(tasks.Names))
+	for k, t := range tasks.Names {
+		lotoParts[k] = part{name: t, test: tasks.Rows[k]}
 	}
 	names := len(s.Names)
 	perm := make([][]float64, folds) // per fold, per feature AUC drop
@@ -109,7 +96,7 @@ func Classify(s Sample, folds int, seed uint64) (*ClassifierResult, error) {
 		permSeed[k] = rng.Uint64()
 	}
 	var err error
-	res.CV, err = evaluate("5-fold CV", s, cvParts, func(k int, m *logit, test []int, auc float64) {
+	res.CV, err = evaluate("5-fold CV", s, cvParts, func(k int, m *stats.Logistic, test []int, auc float64) {
 		perm[k] = permutationDrops(m, s, test, auc, permSeed[k])
 	})
 	if err != nil {
@@ -122,12 +109,12 @@ func Classify(s Sample, folds int, seed uint64) (*ClassifierResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	full, err := fitLogit(s.X, s.Y)
+	full, err := fitLogit(s.rows(s.all()), s.Y)
 	if err != nil {
 		return nil, fmt.Errorf("classifier: fit all rows: %w", err)
 	}
 	for j := range names {
-		imp := Importance{Feature: s.Names[j], Coefficient: full.w[j+1]}
+		imp := Importance{Feature: s.Names[j], Coefficient: full.Coef[j+1]}
 		n := 0
 		for k := range perm {
 			if perm[k] != nil && !math.IsNaN(perm[k][j]) {
@@ -172,7 +159,7 @@ type part struct {
 
 // evaluate fits on the complement of each part and predicts the part;
 // after is called with each part's model and AUC (from the fitting goroutine).
-func evaluate(name string, s Sample, parts []part, after func(k int, m *logit, test []int, auc float64)) (Eval, error) {
+func evaluate(name string, s Sample, parts []part, after func(k int, m *stats.Logistic, test []int, auc float64)) (Eval, error) {
 	ev := Eval{Name: name, Folds: make([]FoldEval, len(parts))}
 	pred := make([]float64, len(s.Y))
 	have := make([]bool, len(s.Y))
@@ -192,38 +179,34 @@ func evaluate(name string, s Sample, parts []part, after func(k int, m *logit, t
 			for _, i := range p.test {
 				inTest[i] = true
 			}
-			var tx [][]float64
-			var ty []bool
+			var train []int
 			for i := range s.Y {
 				if !inTest[i] {
-					tx = append(tx, s.X[i])
-					ty = append(ty, s.Y[i])
+					train = append(train, i)
 				}
 			}
 			fe := FoldEval{Name: p.name, N: len(p.test), AUC: math.NaN(), Accuracy: math.NaN()}
-			if len(tx) == 0 {
+			if len(train) == 0 {
 				mu.Lock()
 				ev.Folds[k] = fe
 				mu.Unlock()
 				return
 			}
-			m, err := fitLogit(tx, ty)
+			m, err := fitLogit(s.rows(train), s.labels(train))
 			if err != nil {
 				mu.Lock()
 				ferr = fmt.Errorf("classifier: %s %s: %w", name, p.name, err)
 				mu.Unlock()
 				return
 			}
-			xs := make([][]float64, len(p.test))
-			ys := make([]bool, len(p.test))
-			for j, i := range p.test {
-				xs[j], ys[j] = s.X[i], s.Y[i]
-				if ys[j] {
+			ys := s.labels(p.test)
+			for _, y := range ys {
+				if y {
 					fe.Pos++
 				}
 			}
-			ps := m.predict(xs)
-			fe.AUC, fe.Accuracy = AUC(ps, ys), accuracy(ps, ys)
+			ps := stats.Probs(m, s.rows(p.test))
+			fe.AUC, fe.Accuracy = stats.AUC(ps, ys), stats.Accuracy(ps, ys)
 			if after != nil {
 				after(k, m, p.test, fe.AUC)
 			}
@@ -248,38 +231,73 @@ func evaluate(name string, s Sample, parts []part, after func(k int, m *logit, t
 		}
 	}
 	ev.N = len(ps)
-	ev.AUC, ev.Accuracy = AUC(ps, ys), accuracy(ps, ys)
+	ev.AUC, ev.Accuracy = stats.AUC(ps, ys), stats.Accuracy(ps, ys)
 	return ev, nil
 }
 
 // permutationDrops returns, per feature, the held-out AUC minus the AUC with
 // that feature's column shuffled among the held-out rows.
-func permutationDrops(m *logit, s Sample, test []int, base float64, seed uint64) []float64 {
+func permutationDrops(m *stats.Logistic, s Sample, test []int, base float64, seed uint64) []float64 {
 	if math.IsNaN(base) {
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	d := len(s.Names)
-	xs := make([][]float64, len(test))
-	ys := make([]bool, len(test))
-	for j, i := range test {
-		xs[j] = slices.Clone(s.X[i])
-		ys[j] = s.Y[i]
-	}
+	xs, ys := s.rows(test), s.labels(test)
 	out := make([]float64, d)
 	col := make([]float64, len(test))
 	for f := range d {
-		for j := range xs {
-			col[j] = xs[j][f]
+		for j := range test {
+			col[j] = xs[j*d+f]
 		}
-		order := rng.Perm(len(xs))
-		for j := range xs {
-			xs[j][f] = col[order[j]]
+		order := rng.Perm(len(test))
+		for j := range test {
+			xs[j*d+f] = col[order[j]]
 		}
-		out[f] = base - AUC(m.predict(xs), ys)
-		for j := range xs {
-			xs[j][f] = col[j]
+		out[f] = base - stats.AUC(stats.Probs(m, xs), ys)
+		for j := range test {
+			xs[j*d+f] = col[j]
 		}
 	}
 	return out
+}
+
+// ridge is the classifier's L2 penalty on the standardised coefficients
+// (on the summed log-loss); it keeps the fit finite on separable runs.
+const ridge = 1.0
+
+// fitLogit fits the classifier on rows x (row-major, one per run, as wide
+// as the sample's features) with labels y.
+func fitLogit(x []float64, y []bool) (*stats.Logistic, error) {
+	if len(y) == 0 {
+		return nil, errors.New("no rows")
+	}
+	return stats.FitLogistic(x, len(x)/len(y), y, ridge)
+}
+
+// rows returns the feature rows idx of the sample, row-major.
+func (s Sample) rows(idx []int) []float64 {
+	out := make([]float64, 0, len(idx)*len(s.Names))
+	for _, i := range idx {
+		out = append(out, s.X[i]...)
+	}
+	return out
+}
+
+// labels returns the labels of rows idx.
+func (s Sample) labels(idx []int) []bool {
+	out := make([]bool, len(idx))
+	for j, i := range idx {
+		out[j] = s.Y[i]
+	}
+	return out
+}
+
+// all is every row index of the sample.
+func (s Sample) all() []int {
+	idx := make([]int, len(s.Y))
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }

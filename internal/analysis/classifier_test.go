@@ -6,53 +6,6 @@ import (
 	"testing"
 )
 
-func TestAUC(t *testing.T) {
-	tests := []struct {
-		name   string
-		scores []float64
-		y      []bool
-		want   float64
-	}{
-		{"perfect", []float64{0.1, 0.2, 0.8, 0.9}, []bool{false, false, true, true}, 1},
-		{"reversed", []float64{0.9, 0.8, 0.2, 0.1}, []bool{false, false, true, true}, 0},
-		// pairs (pos, neg): (0.8,0.1) win, (0.8,0.9) loss, (0.5,0.1) win,
-		// (0.5,0.9) loss → 2/4.
-		{"half", []float64{0.1, 0.9, 0.8, 0.5}, []bool{false, false, true, true}, 0.5},
-		// one tie among the four pairs counts half: (1 + 1 + 0.5 + 1)/4.
-		{"tie", []float64{0.3, 0.5, 0.5, 0.9}, []bool{false, false, true, true}, 0.875},
-		{"one class", []float64{0.3, 0.5}, []bool{true, true}, math.NaN()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := AUC(tt.scores, tt.y)
-			if math.IsNaN(tt.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tt.want) > 1e-12) {
-				t.Errorf("AUC = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestLogitRecoversDirection(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var x [][]float64
-	var y []bool
-	for range 2000 {
-		a, b := rng.NormFloat64(), rng.NormFloat64()
-		p := sigmoid(2*a - 1*b + 0.5)
-		x = append(x, []float64{a, b, 3})
-		y = append(y, rng.Float64() < p)
-	}
-	m, err := fitLogit(x, y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Standardized coefficients near 2 and −1 (the features have unit
-	// variance); the ridge of 1 over 2000 rows barely shrinks them.
-	if math.Abs(m.w[1]-2) > 0.3 || math.Abs(m.w[2]+1) > 0.3 || m.w[3] != 0 {
-		t.Errorf("coefficients %v, want about [_, 2, -1, 0]", m.w)
-	}
-}
-
 // synth builds a sample of n rows over the given tasks; label(task, rng)
 // draws the label and row(task, label, rng) the features.
 func synth(n int, tasks []string, names []string, label func(int, *rand.Rand) bool, row func(int, bool, *rand.Rand) []float64) Sample {

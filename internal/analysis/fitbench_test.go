@@ -28,16 +28,6 @@ func benchSample(n, d int) Sample {
 		})
 }
 
-// BenchmarkFitLogit times one fit of 4,000 rows of 34 features.
-func BenchmarkFitLogit(b *testing.B) {
-	s := benchSample(4000, 34)
-	for b.Loop() {
-		if _, err := fitLogit(s.X, s.Y); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkClassify times Classify (5-fold CV, leave-one-task-out, the
 // full fit and the permutation importances) on 4,000 rows of 34 features.
 func BenchmarkClassify(b *testing.B) {
@@ -46,22 +36,5 @@ func BenchmarkClassify(b *testing.B) {
 		if _, err := Classify(s, 5, 1); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkAUC times the AUC of 20,000 scores.
-func BenchmarkAUC(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	scores := make([]float64, 20000)
-	y := make([]bool, len(scores))
-	for i := range scores {
-		y[i] = rng.Float64() < 0.4
-		scores[i] = rng.NormFloat64()
-		if y[i] {
-			scores[i] += 0.5
-		}
-	}
-	for b.Loop() {
-		AUC(scores, y)
 	}
 }

@@ -186,6 +186,22 @@ func TestDependencyRules(t *testing.T) {
 			}
 			return ""
 		}},
+		{"statistics live in internal/stats, which imports nothing of killchain", func(p pkg) string {
+			if p.ImportPath == "internal/stats" {
+				if len(p.Imports) > 0 {
+					return "imports " + strings.Join(p.Imports, ", ")
+				}
+				return ""
+			}
+			for _, imp := range p.External {
+				for _, num := range []string{"gonum.org/v1/gonum/stat", "gonum.org/v1/gonum/optimize", "gonum.org/v1/gonum/integrate"} {
+					if under(imp, num) {
+						return "imports " + imp + " (a statistic belongs in internal/stats)"
+					}
+				}
+			}
+			return ""
+		}},
 		{"cgo only in probes", func(p pkg) string {
 			if under(p.ImportPath, "probes") || len(p.CgoFiles) == 0 {
 				return ""

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/stats"
 	"github.com/killchain/killchain/internal/study"
 )
 
@@ -70,7 +70,7 @@ func compare(now, base asrByCell) []Comparison {
 	}
 	out := make([]Comparison, 0, len(byModel))
 	for _, m := range byModel {
-		m.Diff, m.Lo, m.Hi = Newcombe(m.K, m.N, m.BaseK, m.BaseN, report.Z95)
+		m.Diff, m.Lo, m.Hi = stats.Newcombe(m.K, m.N, m.BaseK, m.BaseN, stats.Z95)
 		m.Regressed = m.Lo > 0
 		out = append(out, *m)
 	}

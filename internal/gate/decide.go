@@ -3,7 +3,7 @@ package gate
 import (
 	"fmt"
 
-	"github.com/killchain/killchain/internal/report"
+	"github.com/killchain/killchain/internal/stats"
 	"github.com/killchain/killchain/internal/study"
 )
 
@@ -47,7 +47,7 @@ func (v Verdict) Mark() string {
 //
 // With n = 0 nothing is known: inconclusive.
 func Decide(k, n int, bound string, value float64) (v Verdict, lo, hi float64) {
-	lo, hi = report.Wilson(k, n, report.Z95)
+	lo, hi = stats.Wilson(k, n, stats.Z95)
 	if n == 0 {
 		return Inconclusive, lo, hi
 	}

@@ -1,10 +1,8 @@
 package gate
 
 import (
-	"math"
 	"testing"
 
-	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/study"
 )
 
@@ -43,36 +41,4 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestNewcombe checks method 10 against the worked examples of Newcombe
-// (1998), Statistics in Medicine 17:873–890, table II (four decimals).
-func TestNewcombe(t *testing.T) {
-	tests := []struct {
-		name           string
-		k1, n1, k2, n2 int
-		d, lo, hi      float64
-	}{
-		{"a 56/70 vs 48/80", 56, 70, 48, 80, 0.2, 0.0524, 0.3339},
-		{"b 9/10 vs 3/10", 9, 10, 3, 10, 0.6, 0.1705, 0.8090},
-		{"c 6/7 vs 2/7", 6, 7, 2, 7, 0.5714, 0.0582, 0.8062},
-		{"d 5/56 vs 0/29", 5, 56, 0, 29, 0.0893, -0.0381, 0.1926},
-		{"g 0/10 vs 0/20", 0, 10, 0, 20, 0, -0.1611, 0.2775},
-		{"h 10/10 vs 0/20", 10, 10, 0, 20, 1, 0.6791, 1},
-	}
-	r4 := func(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d, lo, hi := Newcombe(tt.k1, tt.n1, tt.k2, tt.n2, report.Z95)
-			if r4(d) != tt.d || r4(lo) != tt.lo || r4(hi) != tt.hi {
-				t.Errorf("Newcombe = %.4f (%.4f, %.4f), want %.4f (%.4f, %.4f)", d, lo, hi, tt.d, tt.lo, tt.hi)
-			}
-		})
-	}
-	t.Run("n=0", func(t *testing.T) {
-		d, lo, hi := Newcombe(0, 0, 3, 10, 1.96)
-		if !math.IsNaN(d) || lo != -1 || hi != 1 {
-			t.Errorf("Newcombe with n1 = 0 = %g (%g, %g), want NaN (-1, 1)", d, lo, hi)
-		}
-	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // knownRuns is a study with counts chosen by hand:
@@ -166,9 +167,9 @@ func TestBothASRDenominators(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := string(mdData)
-	all := func(k, n int) string { return knCI(k, n, Z95) }
+	all := func(k, n int) string { return knCI(k, n, stats.Z95) }
 	calledCSV := func(k, n int) map[string]string {
-		lo, hi := Wilson(k, n, Z95)
+		lo, hi := stats.Wilson(k, n, stats.Z95)
 		return map[string]string{"called_executed_k": itoa(k), "called_n": itoa(n), "asr_called": frac(k, n),
 			"asr_called_lo": fnum(lo), "asr_called_hi": fnum(hi)}
 	}

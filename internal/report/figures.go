@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // Series is one line of a per-step figure (drift per step, for instance).
@@ -213,8 +215,8 @@ func tradeoffFigure(a *Aggregator, z float64) (Figure, bool, error) {
 		}
 		x := float64(cl.TaskSuccess) / float64(cl.Runs)
 		y := float64(at.Executed.K) / float64(at.Runs)
-		xlo, xhi := Wilson(cl.TaskSuccess, cl.Runs, z)
-		ylo, yhi := Wilson(at.Executed.K, at.Runs, z)
+		xlo, xhi := stats.Wilson(cl.TaskSuccess, cl.Runs, z)
+		ylo, yhi := stats.Wilson(at.Executed.K, at.Runs, z)
 		pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: y})
 		pts.xerr = append(pts.xerr, [2]float64{x - xlo, xhi - x})
 		pts.yerr = append(pts.yerr, [2]float64{y - ylo, yhi - y})

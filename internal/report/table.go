@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // Table is a rendered table: strings ready for Markdown or CSV.
@@ -137,7 +139,7 @@ func rateCI(k, n int, z float64) string {
 	if n == 0 {
 		return noneCell
 	}
-	lo, hi := Wilson(k, n, z)
+	lo, hi := stats.Wilson(k, n, z)
 	return pct(k, n) + " (" + strconv.FormatFloat(100*lo, 'f', 1, 64) + "–" +
 		strconv.FormatFloat(100*hi, 'f', 1, 64) + ")"
 }
@@ -163,6 +165,6 @@ func csvRate(r Rate, z float64) []string {
 	if r.N == 0 {
 		return []string{itoa(r.K), "0", "", "", ""}
 	}
-	lo, hi := Wilson(r.K, r.N, z)
+	lo, hi := stats.Wilson(r.K, r.N, z)
 	return []string{itoa(r.K), itoa(r.N), frac(r.K, r.N), fnum(lo), fnum(hi)}
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // view holds what every table builder needs besides the aggregates.
@@ -39,7 +41,7 @@ func (v view) md(t Table) Table {
 
 // ciLabel names the interval: "95% CI" at the usual z, "CI" otherwise.
 func ciLabel(z float64) string {
-	if math.Abs(z-Z95) < 1e-3 {
+	if math.Abs(z-stats.Z95) < 1e-3 {
 		return "95% CI"
 	}
 	return "CI"

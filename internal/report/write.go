@@ -19,11 +19,12 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/stats"
 )
 
 // Options tune a report. The zero value is ready to use.
 type Options struct {
-	// Z is the normal quantile of the Wilson intervals; 0 means Z95.
+	// Z is the normal quantile of the Wilson intervals; 0 means stats.Z95 (95%).
 	Z float64
 	// MaxRunIDs bounds each list of run ids in report.md; 0 means 20.
 	MaxRunIDs int
@@ -49,7 +50,7 @@ type Options struct {
 
 func (o Options) withDefaults(dir string) Options {
 	if o.Z == 0 {
-		o.Z = Z95
+		o.Z = stats.Z95
 	}
 	if o.MaxRunIDs == 0 {
 		o.MaxRunIDs = 20

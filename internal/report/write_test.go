@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -131,7 +132,7 @@ func TestRenderOrderIndependent(t *testing.T) {
 		for _, r := range runs {
 			a.Add(r)
 		}
-		files, err := Render(a, results.ReadStats{}, Z95)
+		files, err := Render(a, results.ReadStats{}, stats.Z95)
 		if err != nil {
 			t.Fatal(err)
 		}
