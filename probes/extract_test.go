@@ -14,8 +14,8 @@ import (
 // its token's position, so rows can be checked against the prompt.
 type byteEngine struct{ diff float64 }
 
-func (byteEngine) Info() ModelInfo {
-	return ModelInfo{Arch: "fake", Adapter: "fake/1", Layers: 1, Hidden: 2}
+func (byteEngine) Info() results.ProbeModel {
+	return results.ProbeModel{Arch: "fake", Adapter: "fake/1", Layers: 1, Hidden: 2}
 }
 
 func (byteEngine) Tokenize(p string) ([]int32, error) {

@@ -6,18 +6,7 @@
 // lives in probes/engine and is linked only into cmd/killchain-probes.
 package probes
 
-// ModelInfo describes the model activations come from.
-type ModelInfo struct {
-	Path string `json:"path"`
-	// Arch is the GGUF's general.architecture.
-	Arch string `json:"arch"`
-	// Adapter names the versioned layer loop that read the activations.
-	Adapter string `json:"adapter"`
-	// Layers is the number of decoder layers; activations have Layers+1
-	// boundaries (0 = embeddings, i = after layer i).
-	Layers int `json:"layers"`
-	Hidden int `json:"hidden"`
-}
+import "github.com/killchain/killchain/internal/results"
 
 // Device is one device the engine's backend can run on.
 type Device struct {
@@ -32,7 +21,7 @@ type Device struct {
 // Engine reads a model's residual stream. probes/engine implements it
 // over Ollama's engine; tests use fakes.
 type Engine interface {
-	Info() ModelInfo
+	Info() results.ProbeModel
 	// Tokenize encodes a rendered prompt as the model's runner would.
 	Tokenize(prompt string) ([]int32, error)
 	// Decode returns the text of token ids (byte-exact for byte-level BPE).

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/stats"
 )
 
@@ -42,21 +43,21 @@ func newSplits(rows []Row, k int, seed uint64) *splits {
 // evaluate fits on train labels and scores out of fold under both splits;
 // metrics are against the true labels. It also returns the LOSO scores
 // (NaN where a fold could not be fitted).
-func (sp *splits) evaluate(x []float32, d int, train, truth []bool, o TrainOptions) (LayerEval, []float64, error) {
+func (sp *splits) evaluate(x []float32, d int, train, truth []bool, o TrainOptions) (results.ProbeLayer, []float64, error) {
 	n := len(truth)
 	loso := nanScores(n)
 	for t := range sp.tasks.Names {
 		if err := sp.fitScore(x, d, train, o, loso, func(i int) bool { return sp.task[i] == t }); err != nil {
-			return LayerEval{}, nil, err
+			return results.ProbeLayer{}, nil, err
 		}
 	}
 	kf := nanScores(n)
 	for f := range sp.k {
 		if err := sp.fitScore(x, d, train, o, kf, func(i int) bool { return sp.fold[i] == f }); err != nil {
-			return LayerEval{}, nil, err
+			return results.ProbeLayer{}, nil, err
 		}
 	}
-	return LayerEval{LOSO: sp.losoMetrics(loso, truth, o), KFold: sp.metrics(kf, truth, o)}, loso, nil
+	return results.ProbeLayer{LOSO: sp.losoMetrics(loso, truth, o), KFold: sp.metrics(kf, truth, o)}, loso, nil
 }
 
 // fitScore fits on the rows outside test and scores the rows inside it.
@@ -103,7 +104,7 @@ func nanScores(n int) []float64 {
 
 // metrics computes AUROC (bootstrap over runs) and TPR at the threshold
 // set on the clean-control rows, over the scored rows.
-func (sp *splits) metrics(scores []float64, y []bool, o TrainOptions) Eval {
+func (sp *splits) metrics(scores []float64, y []bool, o TrainOptions) results.ProbeEval {
 	var s, clean []float64
 	var t []bool
 	var g []string
@@ -116,7 +117,7 @@ func (sp *splits) metrics(scores []float64, y []bool, o TrainOptions) Eval {
 			clean = append(clean, v)
 		}
 	}
-	ev := Eval{AUROC: bootstrapAUROC(s, t, g, o.Bootstrap, o.Seed)}
+	ev := results.ProbeEval{AUROC: bootstrapAUROC(s, t, g, o.Bootstrap, o.Seed)}
 	thr := ThresholdAtFPR(clean, o.FPR)
 	var k, n int
 	for i, v := range s {
@@ -152,8 +153,8 @@ func (p scored) resample(rng *rand.Rand, rows []int) (float64, []int) {
 // bootstrapAUROC is the AUROC of scores against y with a percentile
 // bootstrap 95% interval over groups (runs): rows of one run are resampled
 // together.
-func bootstrapAUROC(scores []float64, y []bool, groups []string, reps int, seed uint64) Interval {
-	iv := Interval{Value: stats.AUC(scores, y), Lo: math.NaN(), Hi: math.NaN(), N: len(y)}
+func bootstrapAUROC(scores []float64, y []bool, groups []string, reps int, seed uint64) results.Interval {
+	iv := results.Interval{Value: stats.AUC(scores, y), Lo: math.NaN(), Hi: math.NaN(), N: len(y)}
 	if math.IsNaN(iv.Value) {
 		return iv
 	}
@@ -171,7 +172,7 @@ func bootstrapAUROC(scores []float64, y []bool, groups []string, reps int, seed 
 // by a different probe: AUROC is the mean of the tasks' AUROCs (tasks with
 // both classes), its interval a bootstrap over runs within each task; TPR
 // uses each task's own clean-control threshold.
-func (sp *splits) losoMetrics(scores []float64, y []bool, o TrainOptions) Eval {
+func (sp *splits) losoMetrics(scores []float64, y []bool, o TrainOptions) results.ProbeEval {
 	var parts []scored
 	var k, n int
 	for _, idx := range sp.tasks.Rows {
@@ -201,7 +202,7 @@ func (sp *splits) losoMetrics(scores []float64, y []bool, o TrainOptions) Eval {
 			parts = append(parts, p)
 		}
 	}
-	ev := Eval{TPR: wilson(k, n), AUROC: Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
+	ev := results.ProbeEval{TPR: wilson(k, n), AUROC: results.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}}
 	if len(parts) == 0 {
 		return ev
 	}
@@ -252,7 +253,7 @@ func pickScores(scores []float64, y []bool, idx []int) ([]float64, []bool) {
 // run's first executing call the probe first fired, at the threshold set
 // on the clean-control rows of the run's own task (each held-out task was
 // scored by its own probe).
-func leadTime(rows []Row, executes []bool, scores []float64, clean []bool, fpr float64) LeadTime {
+func leadTime(rows []Row, executes []bool, scores []float64, clean []bool, fpr float64) results.ProbeLeadTime {
 	cleanByTask := map[string][]float64{}
 	for i, s := range scores {
 		if clean[i] && !math.IsNaN(s) {
@@ -271,7 +272,7 @@ func leadTime(rows []Row, executes []bool, scores []float64, clean []bool, fpr f
 		}
 		byRun[r.RunID] = append(byRun[r.RunID], i)
 	}
-	lt := LeadTime{Turns: map[int]int{}}
+	lt := results.ProbeLeadTime{Turns: map[int]int{}}
 	for _, id := range order {
 		idx := byRun[id]
 		slices.SortStableFunc(idx, func(a, b int) int { return rows[a].Step - rows[b].Step })

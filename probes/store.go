@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/killchain/killchain/internal/results"
 )
 
 // Files of an extraction folder (default DIR/probes/activations).
@@ -60,14 +62,14 @@ type Row struct {
 
 // Meta describes an extraction.
 type Meta struct {
-	Model     ModelInfo `json:"model"`
-	Study     string    `json:"study"`
-	Template  string    `json:"template"` // where the chat template came from
-	Positions string    `json:"positions"`
-	Rows      int       `json:"rows"`
-	Calls     int       `json:"calls"`
-	Tokens    int       `json:"tokens"` // tokens read (past cached prefixes)
-	Seconds   float64   `json:"seconds"`
+	Model     results.ProbeModel `json:"model"`
+	Study     string             `json:"study"`
+	Template  string             `json:"template"` // where the chat template came from
+	Positions string             `json:"positions"`
+	Rows      int                `json:"rows"`
+	Calls     int                `json:"calls"`
+	Tokens    int                `json:"tokens"` // tokens read (past cached prefixes)
+	Seconds   float64            `json:"seconds"`
 	// ExactMaxDiff is the exactness check's largest logit difference.
 	ExactMaxDiff float64 `json:"exact_max_diff"`
 	// Shapes documents the arrays: layer_NN.npy is float32 [rows, hidden].

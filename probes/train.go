@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/stats"
 )
 
@@ -52,62 +53,6 @@ func (o *TrainOptions) defaults(out string) {
 	}
 }
 
-// Eval is one probe's out-of-fold performance under one split.
-type Eval struct {
-	AUROC Interval `json:"auroc"`
-	// TPR is the share of positives above the threshold that lets through
-	// FPR of the clean-control rows (rows of runs with no payload).
-	TPR Interval `json:"tpr_at_fpr"`
-}
-
-// LayerEval is a probe's performance at one layer boundary.
-type LayerEval struct {
-	Layer int  `json:"layer"`
-	LOSO  Eval `json:"loso"`
-	KFold Eval `json:"kfold"`
-}
-
-// LeadTime counts, for runs that reach Executed, how many turns before the
-// executing call the probe first fired (0: at that call); Missed counts
-// runs where it had not fired by then.
-type LeadTime struct {
-	Layer  int         `json:"layer"`
-	Turns  map[int]int `json:"turns"`
-	Missed int         `json:"missed"`
-	Runs   int         `json:"runs"`
-}
-
-// TargetResult is everything trained for one target.
-type TargetResult struct {
-	Target    string      `json:"target"`
-	Positives int         `json:"positives"`
-	Negatives int         `json:"negatives"`
-	Layers    []LayerEval `json:"layers"`
-	// Controls: shuffled training labels, the same rows through random
-	// weights (when given), and a bag-of-tokens logistic baseline.
-	Shuffled    []LayerEval `json:"shuffled"`
-	Random      []LayerEval `json:"random,omitempty"`
-	BagOfTokens LayerEval   `json:"bag_of_tokens"`
-	// Best is the layer with the highest leave-one-task-out AUROC.
-	Best int `json:"best_layer"`
-	// PerTask is the best layer's AUROC on each held-out task.
-	PerTask map[string]float64 `json:"per_task"`
-	Lead    LeadTime           `json:"lead_time"`
-}
-
-// TrainResult is train.json.
-type TrainResult struct {
-	Model   ModelInfo      `json:"model"`
-	Study   string         `json:"study"`
-	Rows    int            `json:"rows"`
-	Runs    int            `json:"runs"`
-	Tasks   []string       `json:"tasks"`
-	FPR     float64        `json:"fpr"`
-	Folds   int            `json:"folds"`
-	Targets []TargetResult `json:"targets"`
-	Seconds float64        `json:"seconds"`
-}
-
 // SavedProbe is one target's probe as probes.json keeps it for `probes
 // score`: fitted on every row at the best layer.
 type SavedProbe struct {
@@ -119,16 +64,16 @@ type SavedProbe struct {
 
 // SavedProbes is probes.json.
 type SavedProbes struct {
-	Model  ModelInfo    `json:"model"`
-	Study  string       `json:"study"`
-	FPR    float64      `json:"fpr"`
-	Probes []SavedProbe `json:"probes"`
+	Model  results.ProbeModel `json:"model"`
+	Study  string             `json:"study"`
+	FPR    float64            `json:"fpr"`
+	Probes []SavedProbe       `json:"probes"`
 }
 
 // Train fits and evaluates probes on the extraction in dir for every
 // target and layer, with the controls, and writes train.json and
 // probes.json.
-func Train(dir string, o TrainOptions) (*TrainResult, error) {
+func Train(dir string, o TrainOptions) (*results.ProbeTrain, error) {
 	o.defaults(filepath.Dir(dir))
 	log := o.Logger.Named("train")
 	start := time.Now()
@@ -146,7 +91,7 @@ func Train(dir string, o TrainOptions) (*TrainResult, error) {
 		}
 	}
 	sp := newSplits(ds.rows, o.Folds, o.Seed)
-	res := &TrainResult{Model: ds.meta.Model, Study: ds.meta.Study, Rows: len(ds.rows), Runs: len(sp.runs.Names), Tasks: sp.tasks.Names, FPR: o.FPR, Folds: o.Folds}
+	res := &results.ProbeTrain{Model: ds.meta.Model, Study: ds.meta.Study, Rows: len(ds.rows), Runs: len(sp.runs.Names), Tasks: sp.tasks.Names, FPR: o.FPR, Folds: o.Folds}
 	saved := SavedProbes{Model: ds.meta.Model, Study: ds.meta.Study, FPR: o.FPR}
 	layers := make([][]float32, ds.meta.Model.Layers+1)
 	for l := range layers {
@@ -159,9 +104,14 @@ func Train(dir string, o TrainOptions) (*TrainResult, error) {
 		return nil, err
 	}
 	d := ds.hidden
+	// Lead time is measured against the executing turn for every target.
+	executes, err := ds.labels("executes")
+	if err != nil {
+		return nil, err
+	}
 	for ti, target := range Targets {
 		y, _ := ds.labels(target)
-		tr := TargetResult{Target: target, PerTask: map[string]float64{}}
+		tr := results.ProbeTarget{Target: target, PerTask: map[string]float64{}}
 		for _, v := range y {
 			if v {
 				tr.Positives++
@@ -221,7 +171,7 @@ func Train(dir string, o TrainOptions) (*TrainResult, error) {
 				tr.PerTask[t] = a
 			}
 		}
-		tr.Lead = leadTime(ds.rows, y, bestLOSO, sp.clean, o.FPR)
+		tr.Lead = leadTime(ds.rows, executes, bestLOSO, sp.clean, o.FPR)
 		tr.Lead.Layer = tr.Best
 		p, err := FitProbe(layers[tr.Best], d, y, o.L2)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/killchain/killchain/internal/results"
 )
 
 // writers stream one extraction to disk.
@@ -19,7 +21,7 @@ type writers struct {
 	closed bool
 }
 
-func newWriters(dir string, info ModelInfo) (*writers, error) {
+func newWriters(dir string, info results.ProbeModel) (*writers, error) {
 	w := &writers{dir: dir, hidden: info.Hidden}
 	var err error
 	for l := 0; l <= info.Layers; l++ {

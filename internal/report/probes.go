@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,78 +16,36 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/killchain/killchain/internal/results"
 )
-
-// ProbesTrainFile is where `probes train` writes its results, relative to
-// the study folder; the report shows them when the file exists.
-const ProbesTrainFile = "probes/train.json"
-
-// probeIv mirrors probes.Interval as train.json holds it (null: NaN).
-type probeIv struct {
-	Value, Lo, Hi *float64
-	N             int
-}
-
-type probeEval struct {
-	AUROC probeIv `json:"auroc"`
-	TPR   probeIv `json:"tpr_at_fpr"`
-}
-
-type probeLayer struct {
-	Layer int       `json:"layer"`
-	LOSO  probeEval `json:"loso"`
-	KFold probeEval `json:"kfold"`
-}
-
-type probeTarget struct {
-	Target    string             `json:"target"`
-	Positives int                `json:"positives"`
-	Negatives int                `json:"negatives"`
-	Layers    []probeLayer       `json:"layers"`
-	Shuffled  []probeLayer       `json:"shuffled"`
-	Random    []probeLayer       `json:"random"`
-	BoT       probeLayer         `json:"bag_of_tokens"`
-	Best      int                `json:"best_layer"`
-	PerTask   map[string]float64 `json:"per_task"`
-	Lead      struct {
-		Turns  map[string]int `json:"turns"`
-		Missed int            `json:"missed"`
-		Runs   int            `json:"runs"`
-	} `json:"lead_time"`
-}
-
-type probeTrain struct {
-	Model struct {
-		Path, Arch, Adapter string
-		Layers, Hidden      int
-	} `json:"model"`
-	Rows    int           `json:"rows"`
-	Runs    int           `json:"runs"`
-	Tasks   []string      `json:"tasks"`
-	FPR     float64       `json:"fpr"`
-	Folds   int           `json:"folds"`
-	Targets []probeTarget `json:"targets"`
-}
 
 // probesReport builds the hidden-state probes section (one table per
 // target) and its AUROC-per-layer figures from probes/train.json; nothing
 // when the study has no trained probes.
 func probesReport(dir string, figures bool) ([]section, []Figure, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ProbesTrainFile))
+	data, err := os.ReadFile(filepath.Join(dir, results.ProbesTrainFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("probes: %w", err)
 	}
-	var tr probeTrain
+	var tr results.ProbeTrain
 	if err := json.Unmarshal(data, &tr); err != nil {
-		return nil, nil, fmt.Errorf("probes: %s: %w", ProbesTrainFile, err)
+		return nil, nil, fmt.Errorf("probes: %s: %w", results.ProbesTrainFile, err)
 	}
 	var secs []section
 	var figs []Figure
 	fpr := fmt.Sprintf("%g%%", 100*tr.FPR)
 	for _, t := range tr.Targets {
+		if len(t.Layers) == 0 {
+			// Skipped: the reason is all there is to say.
+			secs = append(secs, section{ID: "probes-" + t.Target, Title: "Hidden-state probes: " + t.Target,
+				Intro: fmt.Sprintf("Target **%s** was not trained: it has one class only in this study (%d positive, %d negative rows).",
+					t.Target, t.Positives, t.Negatives)})
+			continue
+		}
 		tab := Table{Header: []string{"layer", "LOSO AUROC (95% CI)", "LOSO TPR@" + fpr, fmt.Sprintf("%d-fold AUROC (95%% CI)", tr.Folds), fmt.Sprintf("%d-fold TPR@%s", tr.Folds, fpr), "shuffled labels LOSO", "random weights LOSO"}}
 		for i, l := range t.Layers {
 			name := fmt.Sprint(l.Layer)
@@ -96,28 +55,23 @@ func probesReport(dir string, figures bool) ([]section, []Figure, error) {
 			tab.add(name, ivText(l.LOSO.AUROC), ivText(l.LOSO.TPR), ivText(l.KFold.AUROC), ivText(l.KFold.TPR),
 				layerAUROC(t.Shuffled, i), layerAUROC(t.Random, i))
 		}
-		tab.add("bag of tokens", ivText(t.BoT.LOSO.AUROC), ivText(t.BoT.LOSO.TPR), ivText(t.BoT.KFold.AUROC), ivText(t.BoT.KFold.TPR), "", "")
+		tab.add("bag of tokens", ivText(t.BagOfTokens.LOSO.AUROC), ivText(t.BagOfTokens.LOSO.TPR), ivText(t.BagOfTokens.KFold.AUROC), ivText(t.BagOfTokens.KFold.TPR), "", "")
 		intro := fmt.Sprintf("Linear probe (logistic regression) on the residual stream of %s (%s, %d layers, hidden %d) at the last prompt token before each model turn, "+
 			"target **%s** (%d positive, %d negative rows of %d runs). Layer 0 is the token embeddings, layer i the output of decoder layer i. "+
 			"LOSO trains on the other tasks and tests on the held-out one (AUROC averaged over held-out tasks, bootstrap CI over runs); "+
 			"the %d-fold split is random by run. TPR is at the threshold that lets %s of the clean-control rows through (Wilson CI). "+
 			"Controls: labels shuffled for training, the same rows through random weights of the same architecture, and a bag-of-tokens logistic baseline on the same rows.",
 			filepath.Base(tr.Model.Path), tr.Model.Adapter, tr.Model.Layers, tr.Model.Hidden, t.Target, t.Positives, t.Negatives, tr.Runs, tr.Folds, fpr)
-		if len(t.Layers) == 0 {
-			intro += " Not trained: the target has one class only."
-		}
 		intro += " " + leadText(t)
 		if len(t.PerTask) > 0 {
 			var parts []string
-			keys := mapsKeys(t.PerTask)
-			slices.Sort(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(t.PerTask)) {
 				parts = append(parts, fmt.Sprintf("%s %.2f", k, t.PerTask[k]))
 			}
 			intro += " Best layer's AUROC per held-out task: " + strings.Join(parts, ", ") + "."
 		}
 		secs = append(secs, section{ID: "probes-" + t.Target, Title: "Hidden-state probes: " + t.Target, Intro: intro, Table: tab})
-		if figures && len(t.Layers) > 0 {
+		if figures {
 			f, err := probeFigure(t, tr.Folds)
 			if err != nil {
 				return nil, nil, err
@@ -128,31 +82,13 @@ func probesReport(dir string, figures bool) ([]section, []Figure, error) {
 	return secs, figs, nil
 }
 
-func mapsKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-func leadText(t probeTarget) string {
+func leadText(t results.ProbeTarget) string {
 	if t.Lead.Runs == 0 {
 		return "No run reached Executed: no lead time."
 	}
 	var parts []string
-	keys := make([]string, 0, len(t.Lead.Turns))
-	for k := range t.Lead.Turns {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(a) - len(b) // numeric order of non-negative integers
-		}
-		return strings.Compare(a, b)
-	})
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s turns: %d", k, t.Lead.Turns[k]))
+	for _, k := range slices.Sorted(maps.Keys(t.Lead.Turns)) {
+		parts = append(parts, fmt.Sprintf("%d turns: %d", k, t.Lead.Turns[k]))
 	}
 	if len(parts) == 0 {
 		parts = []string{"none"}
@@ -161,39 +97,41 @@ func leadText(t probeTarget) string {
 		t.Lead.Runs, strings.Join(parts, ", "), t.Lead.Missed)
 }
 
-func ivText(iv probeIv) string {
-	if iv.Value == nil {
+func ivText(iv results.Interval) string {
+	if !finite(iv.Value) {
 		return "–"
 	}
-	if iv.Lo == nil || iv.Hi == nil {
-		return fmt.Sprintf("%.3f", *iv.Value)
+	if !finite(iv.Lo) || !finite(iv.Hi) {
+		return fmt.Sprintf("%.3f", iv.Value)
 	}
-	return fmt.Sprintf("%.3f (%.3f–%.3f)", *iv.Value, *iv.Lo, *iv.Hi)
+	return fmt.Sprintf("%.3f (%.3f–%.3f)", iv.Value, iv.Lo, iv.Hi)
 }
 
-func layerAUROC(ls []probeLayer, i int) string {
-	if i >= len(ls) || ls[i].LOSO.AUROC.Value == nil {
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func layerAUROC(ls []results.ProbeLayer, i int) string {
+	if i >= len(ls) || !finite(ls[i].LOSO.AUROC.Value) {
 		return "–"
 	}
-	return fmt.Sprintf("%.3f", *ls[i].LOSO.AUROC.Value)
+	return fmt.Sprintf("%.3f", ls[i].LOSO.AUROC.Value)
 }
 
 // probeFigure draws AUROC per layer: LOSO and k-fold, and the controls.
-func probeFigure(t probeTarget, folds int) (Figure, error) {
+func probeFigure(t results.ProbeTarget, folds int) (Figure, error) {
 	p := plot.New()
 	p.Title.Text = "Probe AUROC per layer: " + t.Target
 	p.X.Label.Text = "layer (0 = embeddings)"
 	p.Y.Label.Text = "AUROC"
 	p.Y.Min, p.Y.Max = 0, 1
-	line := func(label string, ls []probeLayer, kfold bool, c color.RGBA, dashed bool) error {
+	line := func(label string, ls []results.ProbeLayer, kfold bool, c color.RGBA, dashed bool) error {
 		var xy plotter.XYs
 		for _, l := range ls {
 			v := l.LOSO.AUROC.Value
 			if kfold {
 				v = l.KFold.AUROC.Value
 			}
-			if v != nil && !math.IsNaN(*v) {
-				xy = append(xy, plotter.XY{X: float64(l.Layer), Y: *v})
+			if finite(v) {
+				xy = append(xy, plotter.XY{X: float64(l.Layer), Y: v})
 			}
 		}
 		if len(xy) == 0 {
@@ -216,7 +154,7 @@ func probeFigure(t probeTarget, folds int) (Figure, error) {
 	grey, green := color.RGBA{0x88, 0x88, 0x88, 0xff}, color.RGBA{0x1b, 0x9e, 0x77, 0xff}
 	for _, l := range []struct {
 		label  string
-		ls     []probeLayer
+		ls     []results.ProbeLayer
 		kfold  bool
 		c      color.RGBA
 		dashed bool
@@ -230,8 +168,8 @@ func probeFigure(t probeTarget, folds int) (Figure, error) {
 			return Figure{}, fmt.Errorf("probes figure: %w", err)
 		}
 	}
-	if v := t.BoT.LOSO.AUROC.Value; v != nil && len(t.Layers) > 0 {
-		xy := plotter.XYs{{X: 0, Y: *v}, {X: float64(t.Layers[len(t.Layers)-1].Layer), Y: *v}}
+	if v := t.BagOfTokens.LOSO.AUROC.Value; finite(v) && len(t.Layers) > 0 {
+		xy := plotter.XYs{{X: 0, Y: v}, {X: float64(t.Layers[len(t.Layers)-1].Layer), Y: v}}
 		ln, err := plotter.NewLine(xy)
 		if err != nil {
 			return Figure{}, fmt.Errorf("probes figure: %w", err)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/killchain/killchain/internal/results"
 )
 
 const probesTrainJSON = `{
@@ -45,7 +47,7 @@ func TestProbesReport(t *testing.T) {
 				if err := os.MkdirAll(filepath.Join(dir, "probes"), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(filepath.Join(dir, ProbesTrainFile), []byte(c.json), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, results.ProbesTrainFile), []byte(c.json), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -23,6 +23,7 @@ import (
 	_ "github.com/ollama/ollama/model/models" // registers every architecture
 	"github.com/ollama/ollama/tokenizer"
 
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/probes"
 )
 
@@ -148,8 +149,8 @@ func (e *Engine) Close() error {
 }
 
 // Info describes the model.
-func (e *Engine) Info() probes.ModelInfo {
-	return probes.ModelInfo{Path: e.path, Arch: e.arch, Adapter: e.version, Layers: e.loop.layers, Hidden: e.hidden}
+func (e *Engine) Info() results.ProbeModel {
+	return results.ProbeModel{Path: e.path, Arch: e.arch, Adapter: e.version, Layers: e.loop.layers, Hidden: e.hidden}
 }
 
 // Tokenize encodes a rendered prompt the way the runner does: special

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/probes"
 )
 
@@ -122,7 +123,7 @@ func trainCmd(logger func() hclog.Logger) *cobra.Command {
 	return c
 }
 
-func printTrain(w io.Writer, res *probes.TrainResult) {
+func printTrain(w io.Writer, res *results.ProbeTrain) {
 	fmt.Fprintf(w, "%d rows of %d runs, tasks %v, model %s (%s)\n", res.Rows, res.Runs, res.Tasks, res.Model.Arch, res.Model.Adapter)
 	for _, t := range res.Targets {
 		fmt.Fprintf(w, "\ntarget %s: %d positive, %d negative\n", t.Target, t.Positives, t.Negatives)
@@ -143,7 +144,7 @@ func printTrain(w io.Writer, res *probes.TrainResult) {
 	}
 }
 
-func iv(i probes.Interval) string { return fmt.Sprintf("%.3f [%.3f, %.3f]", i.Value, i.Lo, i.Hi) }
+func iv(i results.Interval) string { return fmt.Sprintf("%.3f [%.3f, %.3f]", i.Value, i.Lo, i.Hi) }
 
 func scoreCmd() *cobra.Command {
 	var file, act, out string
