@@ -2,7 +2,6 @@
 // written by probes train, read by the report) and the model facts every
 // probes file carries (ProbeModel).
 
-
 package results
 
 import (
