@@ -105,26 +105,56 @@ func TestCompare(t *testing.T) {
 			t.Errorf("self-comparison of the called denominator differs: %v", row)
 		}
 	}
+	// smoke and simple share no attacked cell: nothing is compared, and
+	// every cell is listed as left out (issue 19: models only one set held
+	// were compared as if the other had no runs).
 	if err := Compare(a, b, out, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	rows := readCSV(t, filepath.Join(out, "compare.csv"))
-	var alpha, compliant map[string]string
-	for _, r := range rows {
-		switch r["model"] {
-		case "alpha":
-			alpha = r
-		case "compliant":
-			if r["defense"] == "none" {
-				compliant = r
-			}
+	if rows := readCSV(t, filepath.Join(out, "compare.csv")); len(rows) != 0 {
+		t.Errorf("compare.csv compares cells only one set holds: %v", rows)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "compare.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"attacked cells only A holds", "attacked cells only B holds", "no attacked cell in common"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("compare.md lacks %q:\n%s", want, md)
 		}
 	}
-	if alpha == nil || alpha["a_attacked_n"] != "0" || alpha["b_executed_k"] != "2" || alpha["b_attacked_n"] != "3" || alpha["delta_pp"] != "" {
-		t.Errorf("alpha (only in B) = %v", alpha)
+}
+
+// TestCompareCommonCells compares a subset (one task) with the full study
+// it came from: only the subset's cells count on both sides, the rest is
+// listed as left out, and Δ carries its Newcombe interval.
+func TestCompareCommonCells(t *testing.T) {
+	runs := knownRuns()
+	var subset []results.Run
+	for i, r := range runs {
+		r.Task, r.RunID = "memory_poison", "mp-"+r.RunID
+		if i%2 == 0 {
+			subset = append(subset, r)
+		}
+		runs = append(runs, r)
 	}
-	if compliant == nil || compliant["a_executed_k"] != "54" || compliant["a_attacked_n"] != "63" || compliant["b_attacked_n"] != "0" {
-		t.Errorf("compliant (only in A) = %v", compliant)
+	out := t.TempDir()
+	if err := Compare(writeRuns(t, subset), writeRuns(t, runs), out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	row := find(t, readCSV(t, filepath.Join(out, "compare.csv")), map[string]string{"model": "m1", "defense": "none"})
+	if row["b_attacked_n"] != "9" {
+		t.Errorf("B counts %s attacked m1 runs, want the 9 of its memory_poison cells only: %v", row["b_attacked_n"], row)
+	}
+	if row["delta_lo_pp"] == "" || row["delta_hi_pp"] == "" {
+		t.Errorf("Δ without its Newcombe interval: %v", row)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "compare.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "attacked cells only B holds (tool_poison/") {
+		t.Errorf("compare.md does not list the left-out cells:\n%s", md)
 	}
 }
 
@@ -157,7 +187,7 @@ func TestCompareCalledDenominator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, h := range []string{"A: " + asrAllLabel, "B: " + asrCalledLabel, "Δ called (pp)"} {
+	for _, h := range []string{"A: " + asrAllLabel, "B: " + asrCalledLabel, "Δ called (pp, Newcombe CI)"} {
 		if !strings.Contains(string(md), h) {
 			t.Errorf("compare.md lacks %q", h)
 		}
