@@ -36,55 +36,95 @@ var linkRE = regexp.MustCompile(`\]\(([^()\s]+)(?:\s+"[^"]*")?\)`)
 // fenced code blocks and code spans.
 func markdownLinks(src string) []mdLink {
 	var links []mdLink
-	for num, line := range proseLines(src) {
-		for _, m := range linkRE.FindAllStringSubmatch(stripCodeSpans(line), -1) {
-			links = append(links, mdLink{line: num, target: m[1]})
+	for i, line := range strings.Split(stripCodeSpans(blankFences(src)), "\n") {
+		for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
+			links = append(links, mdLink{line: i + 1, target: m[1]})
 		}
 	}
 	return links
 }
 
-// proseLines maps the 1-based number of each line outside fenced code
-// blocks to its text.
-func proseLines(src string) map[int]string {
-	out := map[int]string{}
+// blankFences empties the lines of fenced code blocks, fences included,
+// keeping the line count.
+func blankFences(src string) string {
+	lines := strings.Split(src, "\n")
 	fence := ""
-	for i, line := range strings.Split(src, "\n") {
+	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		switch {
 		case fence != "":
 			if strings.HasPrefix(t, fence) {
 				fence = ""
 			}
-			continue
 		case strings.HasPrefix(t, "```"):
 			fence = "```"
-			continue
 		case strings.HasPrefix(t, "~~~"):
 			fence = "~~~"
+		default:
 			continue
 		}
-		out[i+1] = line
+		lines[i] = ""
 	}
-	return out
+	return strings.Join(lines, "\n")
 }
 
-// stripCodeSpans replaces each code span (text between a pair of
-// backticks) with a space, so no link is read inside one or across one.
-func stripCodeSpans(line string) string {
-	parts := strings.Split(line, "`")
-	var b strings.Builder
-	for i, p := range parts {
-		switch {
-		case i%2 == 0:
-			b.WriteString(p)
-		case i == len(parts)-1: // an unclosed backtick opens no span
-			b.WriteString("`" + p)
-		default:
-			b.WriteByte(' ')
+// stripCodeSpans blanks every code span, backticks included, keeping each
+// byte's line and column: a span opens with a run of backticks and closes
+// with a run of the same length within its paragraph; a run without one is
+// literal.
+func stripCodeSpans(text string) string {
+	b := []byte(text)
+	for i := 0; i < len(b); i++ {
+		if b[i] != '`' {
+			continue
+		}
+		n := backticks(b, i)
+		end := closingRun(b, i+n, n)
+		if end < 0 {
+			i += n - 1
+			continue
+		}
+		for k := i; k < end+n; k++ {
+			if b[k] != '\n' {
+				b[k] = ' '
+			}
+		}
+		i = end + n - 1
+	}
+	return string(b)
+}
+
+// backticks is the length of the run of backticks at b[i].
+func backticks(b []byte, i int) int {
+	n := 0
+	for i+n < len(b) && b[i+n] == '`' {
+		n++
+	}
+	return n
+}
+
+// closingRun is where a run of exactly n backticks starts at or after
+// from, before the paragraph ends (a blank line); -1 if none.
+func closingRun(b []byte, from, n int) int {
+	for j := from; j < len(b); j++ {
+		switch b[j] {
+		case '`':
+			m := backticks(b, j)
+			if m == n {
+				return j
+			}
+			j += m - 1
+		case '\n':
+			k := j + 1
+			for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
+				k++
+			}
+			if k < len(b) && b[k] == '\n' {
+				return -1
+			}
 		}
 	}
-	return b.String()
+	return -1
 }
 
 // headingAnchors returns the anchors GitHub gives a Markdown text's
@@ -93,15 +133,8 @@ func stripCodeSpans(line string) string {
 func headingAnchors(src string) map[string]bool {
 	anchors := map[string]bool{}
 	seen := map[string]int{}
-	lines := proseLines(src)
-	nums := make([]int, 0, len(lines))
-	for n := range lines {
-		nums = append(nums, n)
-	}
-	slices.Sort(nums)
-	for _, n := range nums {
-		t := strings.TrimSpace(lines[n])
-		text, ok := strings.CutPrefix(t, "#")
+	for _, line := range strings.Split(blankFences(src), "\n") {
+		text, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
 		if !ok {
 			continue
 		}
@@ -265,6 +298,9 @@ func TestMarkdownLinks(t *testing.T) {
 		{"tilde fence skipped", "~~~\n[a](gone.md)\n~~~", nil},
 		{"code span skipped", "`[a](gone.md)` [b](b.md)", []mdLink{{1, "b.md"}}},
 		{"unclosed span kept", "a ` [b](b.md)", []mdLink{{1, "b.md"}}},
+		{"span across lines skipped", "a `x\n[a](gone.md)` [b](b.md)", []mdLink{{2, "b.md"}}},
+		{"span ends at a blank line", "a `x\n\n[b](b.md) `y`", []mdLink{{3, "b.md"}}},
+		{"double backticks", "``a ` [x](gone.md)`` [b](b.md)", []mdLink{{1, "b.md"}}},
 		{"table cell", "| x | [b](docs/b.md) |", []mdLink{{1, "docs/b.md"}}},
 		{"not a link", "f(x) and [x] (y)", nil},
 	}
@@ -308,7 +344,8 @@ func TestHeadingAnchors(t *testing.T) {
 }
 
 // FuzzMarkdownLinks holds the link and heading scanners to their input:
-// every link target is non-empty, without spaces, and found in its line;
+// every link target is non-empty, without spaces, and found in its line at
+// the place it was read;
 // every anchor holds only what an anchor may.
 func FuzzMarkdownLinks(f *testing.F) {
 	f.Add("see [a](docs/a.md#x) `[b](c)`\n```\n[d](e)\n```\n## A `b` ×\n")
