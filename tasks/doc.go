@@ -53,5 +53,5 @@
 // only listed sentences and spelled codes, so speech content must be
 // written in words the recognizer's dictionary has (CMUdict, or a compound
 // of two of its words like "siteledger"), numbers spelled out, and key facts
-// plain words (see sandbox/audio and the README's audio section).
+// plain words (see sandbox/audio and docs/audio.md).
 package tasks

@@ -28,7 +28,7 @@ import (
 )
 
 // Flags of TestAudioBenchmark. The default is a small sample for `make
-// test`; the README's figures come from -audio.clips=100.
+// test`; the figures of docs/audio.md come from -audio.clips=100.
 var (
 	benchClips  = flag.Int("audio.clips", 10, "clean clips and attacked clips the audio benchmark speaks (each)")
 	benchSeed   = flag.Uint64("audio.seed", 1, "seed of the speaker variation from clip to clip")

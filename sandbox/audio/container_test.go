@@ -22,7 +22,7 @@ import (
 var runs = flag.Int("recovery-runs", 20, "clips the in-container recovery measurement speaks")
 
 // minRate is the recovery the in-container measurement must reach. It is
-// under what is measured (see the README's audio section) so chance alone
+// under what is measured (see docs/audio.md) so chance alone
 // does not fail it, and far above what a broken pipeline yields (0).
 const minRate = 0.8
 

@@ -37,8 +37,8 @@ public <utterance> = <word>+;
 // past pauses (DecoderArgs). The words it heard are written back in the
 // list's spelling, one sentence a line (grammar.format). This is how the
 // audio task's clips are transcribed: about a second of CPU for a clip of
-// 30 to 50 seconds, and the sentences and codes heard as spoken (see the
-// README's audio section for the measured figures).
+// 30 to 50 seconds, and the sentences and codes heard as spoken (see
+// docs/audio.md for the measured figures).
 //
 // A clip without a phrase list is decoded twice. The first pass uses the
 // model's general English language model; it is the transcript of the
