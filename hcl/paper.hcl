@@ -2,9 +2,9 @@
 # five production models, 950 runs.
 #
 #   764 text-surface runs: the rows of the released log
-#       (data/agentbench/runs.csv) marked in_paper, regrouped as one grid per
+#       (internal/importer/agentbench/testdata/paperlog/runs.csv) marked in_paper, regrouped as one grid per
 #       (batch, repeats) group. Attacked runs use the "direct" variant; clean
-#       controls use the plain condition. study/paper_test.go checks this plan
+#       controls use the plain condition. internal/study/paper_test.go checks this plan
 #       against the CSV, batch × task × model × defense × attacked.
 #   186 PDF-relay runs (batch pdf_relay_v1, attacked only; see below).
 #

@@ -5,12 +5,12 @@
 #
 # BASE is killchain/debian-base:<hash>: debian:bookworm-slim with those
 # packages where it can be pulled, otherwise a debootstrap --variant=minbase
-# root filesystem imported through the Docker API (imagebuild/debian_base.go,
-# scripts/debian-rootfs.sh). Nothing here needs the network.
+# root filesystem imported through the Docker API (images/debian_base.go,
+# images/debian-rootfs.sh). Nothing here needs the network.
 ARG BASE
 FROM ${BASE}
 COPY toolbox /toolbox
-# kcaudio is sandbox/audio/cmd/kcaudio: the toolbox's -synth and -asr argv.
+# kcaudio is cmd/kcaudio: the toolbox's -synth and -asr argv.
 COPY kcaudio /usr/local/bin/kcaudio
 # Check the programs are there and the helper runs on this base.
 RUN ["/usr/local/bin/kcaudio", "check"]

@@ -14,7 +14,7 @@ import (
 // million-run check with
 //
 //	KILLCHAIN_BENCH_RUNS=1000000 KILLCHAIN_BENCH_DIR=/tmp/bench1m \
-//	  go test ./analysis -run '^$' -bench AnalyzeFile -benchtime 1x
+//	  go test ./internal/analysis -run '^$' -bench AnalyzeFile -benchtime 1x
 //
 // It reports the peak heap and the process's max RSS beside the time.
 func BenchmarkAnalyzeFile(b *testing.B) {

@@ -18,7 +18,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // fixtures are the study folders under testdata; each holds runs.jsonl and
-// golden/ with the expected report.
+// golden/ with the expected report (testdata/<name>/golden).
 // smoke is the study `killchain run --sandbox local hcl/smoke.hcl` wrote
 // (runs.jsonl and events.jsonl whole, a few transcripts).
 var fixtures = []string{"mixed", "simple", "smoke"}

@@ -3,7 +3,7 @@
 // into the results.Run schema, so that the same report reads it. Every
 // column of the log is kept verbatim in Run.Harness beside our fields.
 //
-// Mapping (columns as in data/agentbench/SOURCE.md):
+// Mapping (columns as in testdata/paperlog/SOURCE.md):
 //
 //	run_id, batch, defense      → run_id, batch, defense
 //	scenario                    → task; its mode is fixed by the task:
