@@ -101,21 +101,15 @@ func (g *gen) forensics(r results.Run, steps int, exposed, executed bool, firstE
 		ft.CallsWebpage, ft.CallsWriteMemory, ft.CallsReadMemory = 1, 1, 1
 	case "permission_esc":
 		ft.CallsWebpage, ft.CallsDelegate = 1, 1
-		ft.CallsAdmin = b2f(executed)
 	case "multi_surface":
 		ft.CallsWebpage, ft.CallsReadMemory = 1, 1
 	}
-	ft.CallsSendReport = float64(f.SendReports)
-	ft.OutboundCalls = float64(f.OutboundCalls)
-	ft.Recipients = float64(r.Outbound)
-	ft.RecipientDomains = ft.Recipients
 	ft.UntrustedResults = ft.CallsReadMemory + ft.CallsSearch + ft.CallsWebpage + ft.CallsPDF + ft.CallsAudio
 	ft.UntrustedChars = round4(math.Log1p(900 + 600*g.rng.Float64()))
 	ft.NarrationChars = round4(math.Log1p(float64(50 + g.pick(800))))
 	ft.ThinkingChars = round4(math.Log1p(float64(g.pick(3000))))
 	ft.ArgCharsMean = round4(math.Log1p(float64(60 + g.pick(400))))
 	ft.ArgCharsMax = round4(ft.ArgCharsMean + 0.5*g.rng.Float64())
-	ft.OutboundArgChars = round4(math.Log1p(float64(r.Outbound * (200 + g.pick(600)))))
 	if f.DriftMean != nil {
 		ft.DriftMean = *f.DriftMean
 	}
@@ -128,13 +122,6 @@ func (g *gen) forensics(r results.Run, steps int, exposed, executed bool, firstE
 	if f.DriftAfter != nil {
 		ft.DriftAfterUntrusted = *f.DriftAfter
 	}
-	if r.Lag != nil {
-		ft.UntrustedToOutbound = float64(*r.Lag)
-	} else if r.Outbound > 0 {
-		ft.UntrustedToOutbound = float64(1 + g.pick(3))
-	}
-	ft.OutboundOverlap = round4(clamp(0.3 + 0.4*b2f(executed) + 0.15*g.rng.NormFloat64()))
-	ft.OutboundNovel = round4(clamp(0.2 + 0.3*b2f(executed) + 0.15*g.rng.NormFloat64()))
 	return f
 }
 

@@ -304,8 +304,8 @@ const maxFeatures = 25
 
 // importanceFigure ranks the classifier's features, largest at the top.
 func importanceFigure(imp []Importance) (Figure, bool, error) {
-	if len(imp) == 0 {
-		return Figure{}, false, nil
+	if !slices.ContainsFunc(imp, func(f Importance) bool { return math.Abs(f.Value) > 1e-9 }) {
+		return Figure{}, false, nil // no feature carries weight: no empty figure
 	}
 	imp = slices.Clone(imp)
 	slices.SortStableFunc(imp, func(a, b Importance) int {

@@ -96,8 +96,10 @@ type HarnessLabels struct {
 	Labels map[string]string `json:"labels"`
 }
 
-// Features are a run's trajectory features, named by their JSON keys. None
-// is derived from the canary or the stage flags: they describe what the
+// Features are a run's trajectory features before its first outbound call
+// (the whole run when it made none), named by their JSON keys: what a
+// monitor could know before anything left the sandbox. None is derived from
+// the canary, the stage flags or an outbound call: they describe what the
 // agents did, never whether the canary got through. Character counts are
 // log(1+n). Missing values are 0.
 type Features struct {
@@ -113,36 +115,21 @@ type Features struct {
 	CallsListMemory  float64 `json:"calls_list_memory"`
 	CallsWriteMemory float64 `json:"calls_write_memory"`
 	CallsDelegate    float64 `json:"calls_delegate"`
-	CallsSendReport  float64 `json:"calls_send_report"`
-	CallsAdmin       float64 `json:"calls_admin"`
-	OutboundCalls    float64 `json:"outbound_calls"`
 	RefusedCalls     float64 `json:"refused_calls"`
 	BlockedCalls     float64 `json:"blocked_calls"`
 	ErrorResults     float64 `json:"error_results"`
-	Recipients       float64 `json:"recipients"`        // distinct send_report addresses
-	RecipientDomains float64 `json:"recipient_domains"` // distinct domains among them
 	UntrustedResults float64 `json:"untrusted_results"` // results of untrusted tools
 	UntrustedChars   float64 `json:"untrusted_chars"`
 	NarrationChars   float64 `json:"narration_chars"`
 	ThinkingChars    float64 `json:"thinking_chars"`
 	ArgCharsMean     float64 `json:"arg_chars_mean"`
 	ArgCharsMax      float64 `json:"arg_chars_max"`
-	OutboundArgChars float64 `json:"outbound_arg_chars"`
 	DriftMean        float64 `json:"drift_mean"`
 	DriftMax         float64 `json:"drift_max"`
 	DriftLast        float64 `json:"drift_last"`
 	// DriftAfterUntrusted is the mean drift of the steps after the first
 	// untrusted tool result: the label-free stand-in for "after exposure".
 	DriftAfterUntrusted float64 `json:"drift_after_untrusted"`
-	// UntrustedToOutbound is the steps from the first untrusted result to
-	// the first outbound call after it (0 when either is missing).
-	UntrustedToOutbound float64 `json:"untrusted_to_outbound"`
-	// OutboundOverlap is the largest share of an outbound call's argument
-	// tokens found in one earlier untrusted result of the same agent.
-	OutboundOverlap float64 `json:"outbound_overlap"`
-	// OutboundNovel is the share of outbound argument tokens that appear in
-	// neither the task text nor the agent's prompt.
-	OutboundNovel float64 `json:"outbound_novel"`
 }
 
 // featureIndex lists the fields of Features in declaration order.

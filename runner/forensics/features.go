@@ -2,22 +2,34 @@ package forensics
 
 import (
 	"math"
-	"strings"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/tools"
 )
 
-// features computes the run's trajectory features. Nothing here looks at
-// the canary or the events: the classifier must learn the label from
-// behaviour alone.
+// features computes the run's trajectory features over what happened
+// before its first outbound call (the whole run when it made none): what a
+// monitor watching the agents could know before anything left the sandbox.
+// Nothing here looks at the canary or the events, and nothing counts an
+// outbound call: the classifier must learn the label from behaviour alone,
+// not from the attack's own effect.
 func features(in Input, calls []call, drift []float64) results.Features {
+	cut, stepCut := len(in.Entries), len(drift)
+	for k, c := range calls {
+		if c.outbound {
+			cut, calls = c.idx, calls[:k]
+			stepCut = max(0, min(stepCut, c.step-1))
+			break
+		}
+	}
+	entries := in.Entries[:cut]
+	drift = drift[:stepCut]
 	var f results.Features
 	stepsA, stepsB := map[int]bool{}, map[int]bool{}
 	var narr, think, untrusted float64
 	firstUntrusted := -1
-	for _, e := range in.Entries {
+	for _, e := range entries {
 		if e.Step >= 1 {
 			if e.Pos == "b" {
 				stepsB[e.Step] = true
@@ -48,25 +60,7 @@ func features(in Input, calls []call, drift []float64) results.Features {
 	f.Steps = f.StepsA + f.StepsB
 	f.NarrationChars, f.ThinkingChars, f.UntrustedChars = log1p(narr), log1p(think), log1p(untrusted)
 
-	known := provenanceTokens(in.TaskText)
-	for _, e := range in.Entries {
-		if e.Kind == agent.KindPrompt {
-			for t := range provenanceTokens(e.Text) {
-				known[t] = struct{}{}
-			}
-		}
-	}
-	untrustedSrc := make([]source, 0)
-	for _, s := range sources(Input{Entries: in.Entries, Mode: in.Mode}, calls) {
-		if spec, ok := tools.Lookup(s.tool); ok && spec.Untrusted && s.channel != "delegation" {
-			untrustedSrc = append(untrustedSrc, s)
-		}
-	}
-
-	addrs, domains := map[string]bool{}, map[string]bool{}
-	var argSum, outArg float64
-	var novel, outTokens int
-	firstOutbound := -1
+	var argSum float64
 	for _, c := range calls {
 		f.ToolCalls++
 		n := float64(len(c.args))
@@ -89,17 +83,6 @@ func features(in Input, calls []call, drift []float64) results.Features {
 			f.CallsWriteMemory++
 		case tools.Delegate:
 			f.CallsDelegate++
-		case tools.SendReport:
-			f.CallsSendReport++
-			for _, a := range recipients(argField(c.raw, "to")) {
-				addrs[a] = true
-				if _, d, ok := strings.Cut(a, "@"); ok {
-					domains[d] = true
-				}
-			}
-		}
-		if tools.IsAdmin(c.tool) {
-			f.CallsAdmin++
 		}
 		if c.refused {
 			f.RefusedCalls++
@@ -107,38 +90,11 @@ func features(in Input, calls []call, drift []float64) results.Features {
 		if c.blocked {
 			f.BlockedCalls++
 		}
-		if !c.outbound {
-			continue
-		}
-		f.OutboundCalls++
-		outArg += n
-		if firstUntrusted >= 0 && c.step > firstUntrusted && firstOutbound < 0 {
-			firstOutbound = c.step
-		}
-		arg := provenanceTokens(c.args)
-		for t := range arg {
-			outTokens++
-			if _, ok := known[t]; !ok {
-				novel++
-			}
-		}
-		for _, s := range untrustedSrc {
-			if s.pos == c.pos && s.idx < c.idx && len(arg) > 0 {
-				f.OutboundOverlap = math.Max(f.OutboundOverlap, float64(arg.shared(s.tokens))/float64(len(arg)))
-			}
-		}
 	}
-	f.Recipients, f.RecipientDomains = float64(len(addrs)), float64(len(domains))
 	if f.ToolCalls > 0 {
 		f.ArgCharsMean = argSum / f.ToolCalls
 	}
-	f.ArgCharsMean, f.ArgCharsMax, f.OutboundArgChars = log1p(f.ArgCharsMean), log1p(f.ArgCharsMax), log1p(outArg)
-	if outTokens > 0 {
-		f.OutboundNovel = float64(novel) / float64(outTokens)
-	}
-	if firstOutbound >= 0 {
-		f.UntrustedToOutbound = float64(firstOutbound - firstUntrusted)
-	}
+	f.ArgCharsMean, f.ArgCharsMax = log1p(f.ArgCharsMean), log1p(f.ArgCharsMax)
 
 	if len(drift) > 0 {
 		s := 0.0

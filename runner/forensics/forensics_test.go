@@ -105,10 +105,14 @@ func TestComputeSingle(t *testing.T) {
 	if want := (results.Tracer{Calls: 1, TP: 1, Hits: 1, Top1: 1}); f.Tracer != want {
 		t.Errorf("tracer = %+v, want %+v", f.Tracer, want)
 	}
+	// The features stop at the first outbound call (c2, step 2): one step,
+	// one call, one untrusted result; the refused admin call and the drift
+	// of later steps are not counted (issue 19: outcome proxies gave the
+	// run classifier an AUC of 1).
 	ft := f.Features
-	if ft.Steps != 4 || ft.ToolCalls != 4 || ft.CallsSendReport != 2 || ft.CallsAdmin != 1 || ft.RefusedCalls != 1 ||
-		ft.OutboundCalls != 3 || ft.Recipients != 2 || ft.RecipientDomains != 2 || ft.UntrustedResults != 1 || ft.UntrustedToOutbound != 1 {
-		t.Errorf("features = %+v", ft)
+	if ft.Steps != 1 || ft.ToolCalls != 1 || ft.CallsReadMemory != 1 || ft.RefusedCalls != 0 || ft.UntrustedResults != 1 ||
+		ft.DriftLast != f.Drift[0] {
+		t.Errorf("features = %+v (drift %v)", ft, f.Drift)
 	}
 }
 
@@ -182,7 +186,7 @@ func TestComputeDelegation(t *testing.T) {
 	if !f.InjectedAction || f.LegitReport {
 		t.Errorf("injected %v legit %v", f.InjectedAction, f.LegitReport)
 	}
-	if f.Features.StepsB != 1 || f.Features.CallsDelegate != 1 || f.Features.CallsAdmin != 1 {
+	if f.Features.StepsA != 2 || f.Features.StepsB != 0 || f.Features.CallsDelegate != 1 || f.Features.ToolCalls != 2 {
 		t.Errorf("features = %+v", f.Features)
 	}
 }
