@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/internal/plural"
 )
 
 // WriteDiagnostics prints one line per diagnostic,
@@ -101,6 +103,6 @@ func Validate(path string, w io.Writer) int {
 		fmt.Fprintf(w, "%s: error: %v\n", path, err)
 		return 1
 	}
-	fmt.Fprintf(w, "%s: study %q is valid: %d grids, %d runs\n", path, s.Name, len(s.Grids), len(runs))
+	fmt.Fprintf(w, "%s: study %q is valid: %s, %s\n", path, s.Name, plural.Count(len(s.Grids), "grid"), plural.Count(len(runs), "run"))
 	return 0
 }
