@@ -34,14 +34,24 @@ var exitCodes = []struct {
 	{exitInterrupted, "interrupted: Ctrl-C (or SIGTERM) stopped the command; a study keeps its finished runs for --resume"},
 }
 
-// exitHelp renders exitCodes for the root's help.
+// exitHelp renders exitCodes for the root's help, each meaning wrapped
+// under its code.
 func exitHelp() string {
+	const indent, width = 7, 80
 	var b strings.Builder
-	b.WriteString("Exit status:\n")
+	b.WriteString("Exit status:")
 	for _, e := range exitCodes {
-		fmt.Fprintf(&b, "  %-4d %s\n", e.code, e.meaning)
+		line := fmt.Sprintf("  %-4d", e.code)
+		for _, word := range strings.Fields(e.meaning) {
+			if len(line)+1+len(word) > width {
+				b.WriteString("\n" + line)
+				line = strings.Repeat(" ", indent-1)
+			}
+			line += " " + word
+		}
+		b.WriteString("\n" + line)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return b.String()
 }
 
 // exitCode is an error that ends the command with a given status; the

@@ -22,9 +22,9 @@ func newPlanCmd(g *globals) *cobra.Command {
 batch, per task, per model or writer→reader pair, per condition and defense.
 With --cells it lists every cell with its run count, with --runs every run
 id. Given a subset, it prints how many of the full plan's runs the subset
-keeps and then the subset's totals. It warns (on stderr)
-about models whose max_tokens leaves too little room beside their thinking:
-replies cut by the token limit end as truncated errors, not outcomes.
+keeps and then the subset's totals. It warns (on stderr) about models whose
+max_tokens leaves too little room beside their thinking: replies cut by the
+token limit end as truncated errors, not outcomes.
 
 It refuses a study whose tasks need what its sandbox backend (the study's, or
 --sandbox) cannot do, as run would: audio_inject needs audio, which the

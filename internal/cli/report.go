@@ -31,9 +31,10 @@ Every rate carries k/n and its Wilson 95% interval. Errored runs are kept
 apart from every rate; runs with no tool call are reported apart.
 
 --import agentbench FILE [DIR] converts the original harness's runs.csv into a
-study folder DIR (default runs/agentbench) in our run schema (its own labels kept beside ours) and
-reports it, with an audit of the runs whose labels contradict each other or
-our stage definitions. --in-paper keeps only the rows the paper used.
+study folder DIR (default runs/agentbench) in our run schema, its own labels
+kept beside ours, and reports it, with an audit of the runs whose labels
+contradict each other or our stage definitions. --in-paper keeps only the
+rows the paper used.
 
 --compare A B puts two result sets side by side (per model ASR with intervals
 and the difference) in --output (default A/compare). docs/results.md

@@ -22,14 +22,8 @@ and tracks a fresh canary token per attacked run through the kill-chain stages
 Exposed → Persisted → Relayed → Executed. It writes runs.jsonl, events.jsonl and
 transcripts, and turns them into tables with Wilson 95% confidence intervals.
 
-A study is an HCL file (see hcl/smoke.hcl and docs/studies.md). Typical use:
-
-  killchain validate hcl/smoke.hcl     check a study file
-  killchain plan hcl/smoke.hcl         show its cells and run counts
-  killchain run hcl/smoke.hcl          run it (Ctrl-C stops; --resume finishes it)
-  killchain report runs/smoke          write its tables, figures and report.html to runs/smoke/report/
-  killchain recount runs/smoke         re-derive every run's stages from its transcript (0 disagreements)
-  killchain doctor hcl/local.hcl       check that Docker and the study's models can be reached
+A study is an HCL file (see hcl/smoke.hcl and docs/studies.md); the examples
+below are the usual path through one.
 
 For CI: killchain run --tasks A,B --sample N --junit FILE hcl/ci.hcl judges the study's
 threshold blocks when it ends (exit 99 on a breach; see killchain gate and
@@ -43,6 +37,12 @@ a killed study. Every command is described in docs/cli.md; docs/ holds one
 document per topic.
 
 ` + exitHelp(),
+		Example: `  killchain validate hcl/smoke.hcl     check a study file
+  killchain plan hcl/smoke.hcl         show its cells and run counts
+  killchain run hcl/smoke.hcl          run it (Ctrl-C stops; --resume finishes it)
+  killchain report runs/smoke          write its tables, figures and report.html to runs/smoke/report/
+  killchain recount runs/smoke         re-derive every run's stages from its transcript (0 disagreements)
+  killchain doctor hcl/local.hcl       check that Docker and the study's models can be reached`,
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -51,7 +51,7 @@ document per topic.
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", g.envOr("KILLCHAIN_LOG", "warn"),
-		"log level: trace, debug, info, warn or error (default from KILLCHAIN_LOG)")
+		"log level: trace, debug, info, warn or error (KILLCHAIN_LOG sets the default)")
 	root.AddGroup(
 		&cobra.Group{ID: groupStudy, Title: "Studies:"},
 		&cobra.Group{ID: groupMachine, Title: "This machine and its sandboxes:"},

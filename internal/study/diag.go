@@ -3,8 +3,10 @@ package study
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -77,7 +79,12 @@ func writeSnippet(w io.Writer, src []byte, r hcl.Range) {
 func LoadAndReport(path string, w io.Writer) (*Study, bool) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(w, "error: cannot read study file; %v\n", err)
+		// Named like every other problem: file: error: what.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		fmt.Fprintf(w, "%s: error: cannot read study file; %v\n", path, err)
 		return nil, false
 	}
 	s, diags := Parse(path, src)
