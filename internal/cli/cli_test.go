@@ -8,8 +8,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/study"
 )
 
 func writeStudy(t *testing.T, src string) string {
@@ -85,3 +89,65 @@ const openaiModel = `model "m" {
   provider = "openai"
   name     = "gpt-4o-mini"
 }`
+
+const smokeFile = "../../hcl/smoke.hcl"
+
+// recorded reads a study folder's runs.jsonl by run id, failing on a run
+// recorded twice.
+func recorded(t *testing.T, dir string) map[string]results.Run {
+	t.Helper()
+	out := map[string]results.Run{}
+	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(r results.Run) error {
+		if _, dup := out[r.RunID]; dup {
+			t.Errorf("run %s recorded twice", r.RunID)
+		}
+		out[r.RunID] = r
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// planOf loads and plans a study file.
+func planOf(t *testing.T, file string) (*study.Study, []study.Run) {
+	t.Helper()
+	s, diags := study.Load(file)
+	if diags.HasErrors() {
+		t.Fatalf("%s: %v", file, diags)
+	}
+	plan, err := s.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, plan
+}
+
+// withoutAudio writes hcl/smoke.hcl less audio_inject (which the local
+// backend cannot run): the same study, name and seed, so every other run
+// keeps its id.
+func withoutAudio(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile(smokeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`(?s)grid "(defenses_audio|narrate_audio)" \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+	text = strings.ReplaceAll(text, `"audio_inject", `, "")
+	if strings.Contains(text, `"audio_inject"`) {
+		t.Fatal("smoke.hcl changed: cannot strip audio_inject from it")
+	}
+	return writeStudy(t, text)
+}
+
+// finishedStudy runs gateStudy's scripted study (no thresholds) on the
+// local sandbox and returns its folder.
+func finishedStudy(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	if code, stdout, stderr := killchain("run", "-q", "--output", out, writeStudy(t, gateStudy(""))); code != exitOK {
+		t.Fatalf("run exit %d\n%s%s", code, stdout, stderr)
+	}
+	return out
+}
