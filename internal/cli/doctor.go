@@ -36,7 +36,7 @@ on stdout (CHECK, STATUS, DETAIL) and writes nothing.
 `,
 		Example: `  killchain doctor
   killchain doctor hcl/local.hcl`,
-		Args: cobra.MaximumNArgs(1),
+		Args: argsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)

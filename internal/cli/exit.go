@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/internal/gate"
+	"github.com/killchain/killchain/internal/plural"
 )
 
 // The exit statuses of killchain: every command ends through exitStatus,
@@ -137,6 +138,30 @@ func markUsage(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// argsBetween checks that a command has lo to hi arguments (hi < 0: no
+// upper bound), saying so in plain words when it has not.
+func argsBetween(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		n := len(args)
+		if n >= lo && (hi < 0 || n <= hi) {
+			return nil
+		}
+		var want string
+		switch {
+		case lo == hi:
+			want = plural.Count(lo, "argument")
+		case hi < 0:
+			want = "at least " + plural.Count(lo, "argument")
+		case lo == 0:
+			want = "at most " + plural.Count(hi, "argument")
+		default:
+			want = fmt.Sprintf("%d to %d arguments", lo, hi)
+		}
+		name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+		return usageError{fmt.Errorf("%s takes %s, got %d", name, want, n)}
+	}
 }
 
 // unknownSubcommand refuses arguments to a command group, suggesting the

@@ -126,7 +126,7 @@ the --junit file and the GitHub step summary (docs/ci-gates.md).
 ` + gateHelp,
 		Example: `  killchain gate runs/ci
   killchain gate --junit ci/junit.xml --baseline runs/ci-main runs/ci`,
-		Args: cobra.ExactArgs(1),
+		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, ok := study.LoadAndReport(filepath.Join(args[0], results.StudyFile), g.stderr)
 			if !ok {

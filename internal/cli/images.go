@@ -57,7 +57,7 @@ FILE keyed on the image build inputs and restores it with images load instead
 of rebuilding; docs/ci-gates.md has a GitHub Actions example.`,
 		Example: `  killchain images save images.tar
   killchain images save toolbox.tar toolbox`,
-		Args: cobra.MinimumNArgs(1),
+		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cli, err := images.NewClient()
 			if err != nil {
@@ -80,7 +80,7 @@ of rebuilding; docs/ci-gates.md has a GitHub Actions example.`,
 		Long: `load reads FILE, an archive written by images save, into the Docker daemon and
 prints the daemon's messages ("Loaded image: …") on stdout.`,
 		Example: `  killchain images load images.tar`,
-		Args:    cobra.ExactArgs(1),
+		Args:    argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cli, err := images.NewClient()
 			if err != nil {

@@ -39,7 +39,7 @@ or model.
 		Example: `  killchain plan hcl/smoke.hcl
   killchain plan --cells --tasks memory_poison,tool_poison hcl/smoke.hcl
   killchain plan --sample 40 --runs hcl/ci.hcl`,
-		Args: cobra.ExactArgs(1),
+		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, sel, plan, runs, err := loadPlan(cmd, g, args[0], sandbox, &subset, true)
 			if err != nil {

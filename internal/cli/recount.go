@@ -22,7 +22,7 @@ were shown. It reads DIR/runs.jsonl and DIR/transcripts/ and writes nothing.
 It prints each run and stage where runs.jsonl says otherwise on stdout and
 exits 1 if there is any; 0 disagreements is what a sound study shows.`,
 		Example: `  killchain recount runs/smoke`,
-		Args:    cobra.ExactArgs(1),
+		Args:    argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := recount.Study(args[0])
 			if err != nil {

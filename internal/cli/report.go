@@ -43,7 +43,7 @@ describes the folder's files and the report's tables.`,
   killchain report --output /tmp/smoke-report --no-html runs/smoke
   killchain report --import agentbench runs.csv runs/agentbench
   killchain report --compare runs/before runs/after`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: argsBetween(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := report.Options{NoHTML: noHTML, OutDir: out}
 			switch {

@@ -68,7 +68,7 @@ and the folder.
   killchain run --sandbox local --tasks memory_poison,tool_poison --sample 40 --output runs/try hcl/smoke.hcl
   killchain run --resume runs/smoke
   killchain run --junit ci/junit.xml --baseline runs/ci-main hcl/ci.hcl`,
-		Args: cobra.ExactArgs(1),
+		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			file := args[0]

@@ -24,7 +24,7 @@ a valid file gets one line with its grid and run counts. It exits 1 if any
 file has an error (warnings alone pass). See docs/studies.md for the schema.`,
 		Example: `  killchain validate hcl/smoke.hcl
   killchain validate hcl/*.hcl`,
-		Args: cobra.MinimumNArgs(1),
+		Args: argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad := 0
 			for _, file := range args {
