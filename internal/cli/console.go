@@ -19,6 +19,7 @@ type console struct {
 	w     io.Writer
 	width func() int // the terminal's width in columns; nil when w is not a terminal
 	frame []byte     // the bar's line as it last drew it; empty when no bar shows
+	drawn bool       // the bar has drawn on the cursor's line: a log line clears it first
 	open  bool       // a log line is written in part: the bar waits for its end
 }
 
@@ -55,13 +56,15 @@ func (c *console) Write(p []byte) (int, error) {
 		return c.w.Write(p)
 	}
 	var buf []byte
-	if !c.open && len(c.frame) > 0 {
+	if !c.open && c.drawn {
 		buf = append(buf, clearLine...)
 	}
 	buf = append(buf, p...)
 	c.open = p[len(p)-1] != '\n'
+	c.drawn = false
 	if !c.open {
 		buf = append(buf, c.frame...)
+		c.drawn = len(c.frame) > 0
 	}
 	if _, err := c.w.Write(buf); err != nil {
 		return 0, err
@@ -92,7 +95,7 @@ func (b consoleBar) Write(p []byte) (int, error) {
 	c := b.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.width == nil {
+	if c.width == nil || len(p) == 0 {
 		return c.w.Write(p)
 	}
 	if i := bytes.LastIndexAny(p, "\r\n"); i >= 0 {
@@ -111,5 +114,6 @@ func (b consoleBar) Write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	c.drawn = p[len(p)-1] != '\n'
 	return c.w.Write(p)
 }

@@ -82,6 +82,8 @@ func TestConsole(t *testing.T) {
 			[]string{"partial", "runs 3/3"}},
 		{"a bar drawn in pieces", true, []write{{true, "\rruns "}, {true, "1/3"}, {false, "WARN\n"}},
 			[]string{"WARN", "runs 1/3"}},
+		{"a bar line left without a frame is cleared too", true, []write{{true, "\rruns 1/3"}, {true, "\r"}, {false, "WARN\n"}},
+			[]string{"WARN"}},
 		{"no terminal", false, []write{{true, "runs 1/3\n"}, {false, "WARN one\n"}, {true, "runs 3/3\n"}},
 			[]string{"runs 1/3", "WARN one", "runs 3/3"}},
 	}
@@ -218,4 +220,34 @@ func TestRunProgressAndLogs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzConsole: whatever the bar draws between them, every log line ends
+// up on a line of its own, whole and in order.
+func FuzzConsole(f *testing.F) {
+	f.Add("runs 0/3|WARN one|runs 1/3|ERROR two|runs 2/3")
+	f.Add("|a||b|")
+	f.Add("runs (errors 1)  33% |███    | (1/3)|2026-12-01T00:00:00Z [WARN] x: y|r")
+	f.Fuzz(func(t *testing.T, script string) {
+		if !utf8.ValidString(script) {
+			t.Skip("a terminal shows text; screen reads runes")
+		}
+		var out bytes.Buffer
+		c := newTerminal(&out, 80)
+		plain := strings.NewReplacer("\r", "", "\n", "", "\x1b", "")
+		var logs []string
+		for i, part := range strings.Split(script, "|") {
+			part = plain.Replace(part)
+			if i%2 == 0 {
+				io.WriteString(c.bar(), "\r"+part)
+				continue
+			}
+			io.WriteString(c, part+"\n")
+			logs = append(logs, strings.TrimRight(part, " "))
+		}
+		lines := screen(out.String())
+		if len(lines) < len(logs) || !slices.Equal(lines[:len(logs)], logs) {
+			t.Errorf("screen %q\nwant the log lines %q first", lines, logs)
+		}
+	})
 }
