@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/killchain/killchain/internal/plural"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
@@ -28,7 +29,8 @@ type TaskGap struct {
 
 func (e *CapabilityError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sandbox %q cannot run %d task(s) of this study (%d of %d planned runs):", e.Backend, len(e.Tasks), e.Runs, e.Planned)
+	fmt.Fprintf(&b, "sandbox %q cannot run %s of this study (%d of %s):", e.Backend,
+		plural.Count(len(e.Tasks), "task"), e.Runs, plural.Count(e.Planned, "planned run"))
 	var names []string
 	for _, g := range e.Tasks {
 		var what []string

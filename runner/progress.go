@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,11 +27,30 @@ type Progress struct {
 	bar      *progressbar.ProgressBar
 }
 
-// NewProgress returns a progress reporter for total runs writing to w.
+// A Terminal is a progress writer that shows a bar on a terminal of its
+// width in columns (0: not a terminal), such as the command line's stderr,
+// which keeps its log lines clear of the bar.
+type Terminal interface {
+	io.Writer
+	TerminalWidth() int
+}
+
+// NewProgress returns a progress reporter for total runs writing to w: a
+// bar when w is a terminal file or a Terminal of some width, else lines.
 func NewProgress(w io.Writer, total int) *Progress {
 	p := &Progress{w: w, total: total, start: time.Now(), interval: 5 * time.Second}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	width := 0
+	switch t := w.(type) {
+	case Terminal:
+		width = barWidth(t.TerminalWidth(), total)
+	case *os.File:
+		if term.IsTerminal(int(t.Fd())) {
+			width = 40 // progressbar narrows it to the terminal
+		}
+	}
+	if width > 0 {
 		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWidth(width),
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription("runs"),
 			progressbar.OptionShowCount(),
@@ -41,6 +61,18 @@ func NewProgress(w io.Writer, total int) *Progress {
 		)
 	}
 	return p
+}
+
+// barWidth is the width of a bar whose line fits in cols columns beside
+// its widest label, percentage, count and times; 0 when cols is 0.
+func barWidth(cols, total int) int {
+	if cols <= 0 {
+		return 0
+	}
+	digits := len(strconv.Itoa(total))
+	label := len(fmt.Sprintf("runs (errors %d, retried %d)", total, total))
+	rest := label + len(" 100% ||") + len(" (/) ") + 2*digits + len("[10m30s:1h20m30s] ")
+	return min(max(cols-rest, 10), 40)
 }
 
 // Done records one finished run.
@@ -56,7 +88,7 @@ func (p *Progress) Done(errored bool) {
 		_ = p.bar.Add(1)
 		return
 	}
-	if now := time.Now(); now.Sub(p.last) >= p.interval || p.done == p.total {
+	if now := time.Now(); now.Sub(p.last) >= p.interval && p.done < p.total {
 		p.last = now
 		fmt.Fprintln(p.w, p.line())
 	}
@@ -91,7 +123,8 @@ func (p *Progress) line() string {
 	return fmt.Sprintf("runs %d/%d  errors %d  retried %d  elapsed %s  eta %s", p.done, p.total, p.errors, p.retried, el.Round(time.Second), eta)
 }
 
-// Finish prints the final line.
+// Finish prints the final line (in place of the bar on a terminal; the
+// only line with the last count otherwise).
 func (p *Progress) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()

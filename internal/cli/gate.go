@@ -14,29 +14,6 @@ import (
 	"github.com/killchain/killchain/internal/study"
 )
 
-func init() {
-	extraCommands = append(extraCommands, newGateCmd)
-}
-
-// exitCode is an error that ends the command with a given status, already
-// reported to the user.
-type exitCode int
-
-func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
-
-// codeOf is the exit status of a command's error: 0 for nil, the code of
-// an exitCode, 1 otherwise.
-func codeOf(err error) int {
-	var c exitCode
-	if errors.As(err, &c) {
-		return int(c)
-	}
-	if err != nil {
-		return 1
-	}
-	return 0
-}
-
 // gateFlags are the gate options of run and gate.
 type gateFlags struct {
 	junit    string
@@ -67,8 +44,8 @@ func (f *gateFlags) wanted(s *study.Study) bool {
 }
 
 // runGate evaluates dir against s, prints the summary, writes the JUnit
-// file and the GitHub step summary, and returns exitCode(99) on a failed
-// gate.
+// file and the GitHub step summary, and returns exitCode(exitBreached) on
+// a failed gate.
 func runGate(g *globals, dir string, s *study.Study, f gateFlags) error {
 	rep, err := gate.Evaluate(dir, s, gate.Options{Strict: f.strict, Baseline: f.baseline})
 	if err != nil {
@@ -82,7 +59,7 @@ func runGate(g *globals, dir string, s *study.Study, f gateFlags) error {
 			return fmt.Errorf("junit: %w", err)
 		}
 	}
-	if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+	if p := g.getenv("GITHUB_STEP_SUMMARY"); p != "" {
 		sf, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("step summary: %w", err)
@@ -92,7 +69,7 @@ func runGate(g *globals, dir string, s *study.Study, f gateFlags) error {
 			return fmt.Errorf("step summary: %w", err)
 		}
 	}
-	if code := rep.ExitCode(); code != 0 {
+	if code := rep.ExitCode(); code != exitOK {
 		return exitCode(code)
 	}
 	return nil
@@ -132,9 +109,9 @@ cells both folders hold and fails when Newcombe's hybrid score 95% interval of
 the difference (now − baseline) lies above 0.
 
 Exit status: 0 pass, 1 the study could not run or be read, 99 a threshold
-breached or a baseline regression. --junit FILE writes JUnit XML (one case
-per threshold, per baseline model and per cell); with GITHUB_STEP_SUMMARY set,
-a Markdown summary is appended to that file.`
+breached or a baseline regression, 130 interrupted. --junit FILE writes
+JUnit XML (one case per threshold, per baseline model and per cell); with
+GITHUB_STEP_SUMMARY set, a Markdown summary is appended to that file.`
 
 func newGateCmd(g *globals) *cobra.Command {
 	var f gateFlags
@@ -143,10 +120,13 @@ func newGateCmd(g *globals) *cobra.Command {
 		Short: "Judge a finished study folder against its thresholds (exit 99 on a breach)",
 		Long: `gate evaluates the threshold blocks of the study.hcl saved in DIR on
 DIR/runs.jsonl, as run does when the study ends, and prints ✓/✗/? per
-threshold with its k/n, Wilson interval and the rule used.
+threshold with its k/n, Wilson interval and the rule used. It writes only
+the --junit file and the GitHub step summary (docs/ci-gates.md).
 
 ` + gateHelp,
-		Args: cobra.ExactArgs(1),
+		Example: `  killchain gate runs/ci
+  killchain gate --junit ci/junit.xml --baseline runs/ci-main runs/ci`,
+		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, ok := study.LoadAndReport(filepath.Join(args[0], results.StudyFile), g.stderr)
 			if !ok {

@@ -7,10 +7,9 @@ import (
 	"github.com/killchain/killchain/probes/probescli"
 )
 
-// The probes command: tiny-model, train and score run here; extract,
-// devices and bench run in killchain-probes, which links the cgo engine.
-func init() {
-	extraCommands = append(extraCommands, func(g *globals) *cobra.Command {
-		return probescli.Command(func() hclog.Logger { return g.logger() }, nil)
-	})
+// newProbesCmd is the probes command: tiny-model, train and score run
+// here; extract, devices and bench run in killchain-probes, which links
+// the cgo engine.
+func newProbesCmd(g *globals) *cobra.Command {
+	return probescli.Command(func() hclog.Logger { return g.logger(nil) }, nil)
 }

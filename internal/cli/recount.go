@@ -5,10 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/internal/plural"
 	"github.com/killchain/killchain/internal/recount"
 )
-
-func init() { extraCommands = append(extraCommands, newRecountCmd) }
 
 func newRecountCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -18,9 +17,12 @@ func newRecountCmd(g *globals) *cobra.Command {
 folder from the run's transcript alone: Executed and Persisted from the sandbox's
 effect log (what it actually committed and sent), the delegation relay from its
 hand-over effects, the memory relay and Exposed from the tool messages the agents
-were shown. It prints each run and stage where runs.jsonl says otherwise and
+were shown. It reads DIR/runs.jsonl and DIR/transcripts/ and writes nothing.
+
+It prints each run and stage where runs.jsonl says otherwise on stdout and
 exits 1 if there is any; 0 disagreements is what a sound study shows.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  killchain recount runs/smoke`,
+		Args:    argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := recount.Study(args[0])
 			if err != nil {
@@ -29,10 +31,10 @@ exits 1 if there is any; 0 disagreements is what a sound study shows.`,
 			for _, d := range res.Disagreements {
 				fmt.Fprintf(g.stdout, "%s  %-9s  runs.jsonl %-5s  recount %s\n", d.RunID, d.Stage, d.Recorded, d.Recount)
 			}
-			fmt.Fprintf(g.stdout, "recounted %d attacked runs (%d clean or errored skipped, %d without a transcript): %d disagreements\n",
-				res.Runs, res.Skipped, res.Missing, len(res.Disagreements))
-			if len(res.Disagreements) > 0 {
-				return fmt.Errorf("%d stage labels disagree with the recount (%v)", len(res.Disagreements), res.Stages())
+			fmt.Fprintf(g.stdout, "recounted %s (%d clean or errored skipped, %d without a transcript): %s\n",
+				plural.Count(res.Runs, "attacked run"), res.Skipped, res.Missing, plural.Count(len(res.Disagreements), "disagreement"))
+			if n := len(res.Disagreements); n > 0 {
+				return fmt.Errorf("%s the recount (%v)", plural.CountAs(n, "stage label disagrees with", "stage labels disagree with"), res.Stages())
 			}
 			return nil
 		},

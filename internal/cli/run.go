@@ -3,14 +3,22 @@ package cli
 import (
 	"fmt"
 	"os"
+
 	"path/filepath"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/errkind"
+	"github.com/killchain/killchain/internal/models"
+	"github.com/killchain/killchain/internal/models/scripted"
+	"github.com/killchain/killchain/internal/plural"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/secrets"
+	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/runner"
 )
 
@@ -57,14 +65,24 @@ the full study's.
 When the study ends, its thresholds are judged on the folder's runs.jsonl
 (see killchain gate).
 
+Progress goes to stderr: a bar on a terminal (log lines print above it),
+otherwise a line every few seconds and one at the end; -q turns it off. The
+summary line goes to stdout. Ctrl-C stops the study, keeps every finished run
+and exits 130; docs/studies.md and docs/results.md describe the study file
+and the folder.
+
 ` + gateHelp,
-		Args: cobra.ExactArgs(1),
+		Example: `  killchain run hcl/smoke.hcl
+  killchain run --sandbox local --tasks memory_poison,tool_poison --sample 40 --output runs/try hcl/smoke.hcl
+  killchain run --resume runs/smoke
+  killchain run --junit ci/junit.xml --baseline runs/ci-main hcl/ci.hcl`,
+		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			file := args[0]
 			if fi, err := os.Stat(file); err == nil && fi.IsDir() {
 				if !resume {
-					return fmt.Errorf("%s is a folder: give a study file, or --resume to finish the study in it", file)
+					return usagef("%s is a folder: give a study file, or --resume to finish the study in it", file)
 				}
 				if output == "" {
 					output = file
@@ -83,20 +101,24 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 			if err := preflight(ctx, s); err != nil {
 				return err
 			}
-			be, extra, closeBackend, err := openBackend(ctx, s, g, log)
+			choice, err := chooseBackend(s)
 			if err != nil {
 				return err
 			}
-			defer closeBackend()
 			reruns, err := rerunKinds(rerun)
 			if err != nil {
 				return err
 			}
-			opts := runner.Options{Output: output, Resume: resume, Backend: be, Models: modelFactory(log, secrets), Scrub: secrets.Scrub,
-				Logger: log, Manifest: extra, Selection: sel, Rerun: reruns}
+			be, err := choice.open(ctx, g, log)
+			if err != nil {
+				return err
+			}
+			defer be.close()
+			opts := runner.Options{Output: output, Resume: resume, Backend: be.Backend, Models: modelFactory(log, secrets),
+				Scrub: secrets.Scrub, Logger: log, Manifest: be.manifest, Selection: sel, Rerun: reruns}
 			if !quiet {
-				// Main's stderr: a bar when it is a terminal, lines otherwise.
-				opts.Progress = g.stderr
+				// A bar when stderr is a terminal, lines otherwise.
+				opts.Progress = g.stderr.bar()
 			}
 			r, err := runner.New(s, opts)
 			if err != nil {
@@ -110,12 +132,13 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 			if sum.Retried > 0 {
 				retried = fmt.Sprintf(", %d retried", sum.Retried)
 			}
+			errors := plural.Count(sum.Errors, "error")
 			if sel != nil {
-				fmt.Fprintf(g.stdout, "study %s: %d of %d planned runs selected (%s), %d already finished, %d ran, %d errors%s → %s\n",
-					s.Name, sum.Selected, sum.Planned, sel, sum.Skipped, sum.Ran, sum.Errors, retried, sum.Output)
+				fmt.Fprintf(g.stdout, "study %s: %d of %s selected (%s), %d already finished, %d ran, %s%s → %s\n",
+					s.Name, sum.Selected, plural.Count(sum.Planned, "planned run"), sel, sum.Skipped, sum.Ran, errors, retried, sum.Output)
 			} else {
-				fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %d errors%s → %s\n",
-					s.Name, sum.Planned, sum.Skipped, sum.Ran, sum.Errors, retried, sum.Output)
+				fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %s%s → %s\n",
+					s.Name, sum.Planned, sum.Skipped, sum.Ran, errors, retried, sum.Output)
 			}
 			if len(sum.Left) > 0 {
 				fmt.Fprintf(g.stdout, "left as they were: %s (the model's own replies; --rerun %s runs them again)\n",
@@ -127,7 +150,7 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 					resumeArgs = sel.String() + " "
 				}
 				fmt.Fprintf(g.stdout, "interrupted: finish it with `killchain run --resume %s%s`\n", resumeArgs, sum.Output)
-				return errSilent
+				return exitCode(exitInterrupted)
 			}
 			if gf.wanted(s) {
 				return runGate(g, sum.Output, s, gf)
@@ -173,12 +196,19 @@ func leftKinds(left map[errkind.Kind]int) []string {
 func leftSummary(left map[errkind.Kind]int) string {
 	var parts []string
 	for _, k := range leftKinds(left) {
-		n := left[errkind.Kind(k)]
-		word := "runs"
-		if n == 1 {
-			word = "run"
-		}
-		parts = append(parts, fmt.Sprintf("%d %s %s", n, k, word))
+		parts = append(parts, plural.Count(left[errkind.Kind(k)], k+" run"))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// modelFactory builds models from study blocks: scripted reference agents
+// in-process, live providers through their drivers, which register every
+// key they read with sec so that it can be scrubbed.
+func modelFactory(log hclog.Logger, sec *secrets.Set) runner.ModelFactory {
+	return func(m *study.Model) (agent.Model, error) {
+		if m.Provider == study.ProviderScripted {
+			return scripted.New(m.Policy)
+		}
+		return models.New(modelConfig(m), log, models.WithSecrets(sec))
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/internal/plural"
 	"github.com/killchain/killchain/internal/study"
 )
 
@@ -86,19 +87,19 @@ func apply(sel *study.Selection, plan []study.Run, stderr io.Writer) ([]study.Ru
 	}
 	filtered := sel.Filter(plan)
 	if len(filtered) == 0 {
-		return nil, fmt.Errorf("the selection %s keeps none of the study's %d runs", sel, len(plan))
+		return nil, fmt.Errorf("the selection %s keeps none of the study's %s", sel, plural.Count(len(plan), "run"))
 	}
 	if strata := study.Strata(filtered); sel.Sample > 0 && sel.Sample < strata {
-		fmt.Fprintf(stderr, "killchain: --sample %d is below the %d strata (task/condition/defense) of the selected runs: "+
-			"%d strata get one run each, taken round-robin across tasks, and %d get none\n",
-			sel.Sample, strata, sel.Sample, strata-sel.Sample)
+		fmt.Fprintf(stderr, "killchain: --sample %d is below the %s (task/condition/defense) of the selected runs: "+
+			"%s one run each, taken round-robin across tasks, and %d get none\n",
+			sel.Sample, plural.CountAs(strata, "stratum", "strata"), plural.CountAs(sel.Sample, "stratum gets", "strata get"), strata-sel.Sample)
 	}
 	return sel.Apply(plan), nil
 }
 
 // selectedLine describes a subset of a plan in one line.
 func selectedLine(sel *study.Selection, kept, planned int) string {
-	return fmt.Sprintf("selection %s: %d of the study's %d runs", sel, kept, planned)
+	return fmt.Sprintf("selection %s: %d of the study's %s", sel, kept, plural.Count(planned, "run"))
 }
 
 // writeRunIDs lists runs, one a line: run id, cell, repeat.

@@ -176,7 +176,7 @@ func New(cfg Config, logger hclog.Logger, opts ...Option) (agent.Model, error) {
 	caller := &limits.Caller{
 		Model:   cfg.Name,
 		Policy:  policy(cfg),
-		Logger:  logger.Named("model").With("model", cfg.Name),
+		Logger:  logger.Named("model"), // the caller names the model on each line
 		Secrets: sec,
 		Limiter: st.limiter,
 	}

@@ -270,7 +270,7 @@ func (d *decoder) knownModel(rng *hcl.Range, name, what string) bool {
 	if _, ok := d.modelRanges[name]; ok {
 		return true
 	}
-	d.errorf(rng, "Unknown model", "%s names model %q, which no model block declares%s.", what, name, known(d.modelNames()))
+	d.errorf(rng, "Unknown model", "%s names model %q, which no model block declares%s.", what, name, known(name, d.modelNames()))
 	return false
 }
 
@@ -326,10 +326,16 @@ func quoteList(names []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
-// known renders a "; known: ..." suffix for unknown-name details.
-func known(names []string) string {
+// known renders the suffix of an unknown-name detail: the known name
+// nearest to name when one is close (the suggestion --tasks makes), then
+// the known names.
+func known(name string, names []string) string {
 	if len(names) == 0 {
 		return " (none are declared)"
 	}
-	return " (known: " + strings.Join(names, ", ") + ")"
+	hint := ""
+	if best := closest(name, names); best != "" {
+		hint = fmt.Sprintf("; did you mean %q?", best)
+	}
+	return hint + " (known: " + strings.Join(names, ", ") + ")"
 }

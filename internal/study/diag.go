@@ -3,12 +3,16 @@ package study
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/internal/plural"
 )
 
 // WriteDiagnostics prints one line per diagnostic,
@@ -75,7 +79,12 @@ func writeSnippet(w io.Writer, src []byte, r hcl.Range) {
 func LoadAndReport(path string, w io.Writer) (*Study, bool) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(w, "error: cannot read study file; %v\n", err)
+		// Named like every other problem: file: error: what.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		fmt.Fprintf(w, "%s: error: cannot read study file; %v\n", path, err)
 		return nil, false
 	}
 	s, diags := Parse(path, src)
@@ -101,6 +110,6 @@ func Validate(path string, w io.Writer) int {
 		fmt.Fprintf(w, "%s: error: %v\n", path, err)
 		return 1
 	}
-	fmt.Fprintf(w, "%s: study %q is valid: %d grids, %d runs\n", path, s.Name, len(s.Grids), len(runs))
+	fmt.Fprintf(w, "%s: study %q is valid: %s, %s\n", path, s.Name, plural.Count(len(s.Grids), "grid"), plural.Count(len(runs), "run"))
 	return 0
 }

@@ -78,7 +78,7 @@ func TestValidate(t *testing.T) {
 		wantCode int
 		wantText string
 	}{
-		{"testdata/plan_small.hcl", 0, `study "small" is valid: 1 grids, `},
+		{"testdata/plan_small.hcl", 0, `study "small" is valid: 1 grid, `},
 		{"testdata/semantic.hcl", 1, "testdata/semantic.hcl:3:17: error: Invalid concurrency"},
 		{"testdata/missing.hcl", 1, "cannot read study file"},
 	}

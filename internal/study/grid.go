@@ -73,7 +73,7 @@ func (d *decoder) gridTasks(bc *blockCtx, g *Grid) map[int]*tasks.Task {
 		seen[name] = true
 		t, ok := tasks.Get(name)
 		if !ok {
-			d.errorf(bc.elem("tasks", i), "Unknown task", "%q is not a task%s.", name, known(tasks.Names()))
+			d.errorf(bc.elem("tasks", i), "Unknown task", "%q is not a task%s.", name, known(name, tasks.Names()))
 			continue
 		}
 		found[i] = t
@@ -170,7 +170,7 @@ func (d *decoder) gridNames(bc *blockCtx, names []string, attr, what string, ok 
 		}
 		seen[n] = true
 		if !ok(n) {
-			d.errorf(bc.elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(all()))
+			d.errorf(bc.elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(n, all()))
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package study
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -350,5 +352,44 @@ func TestLoadMissingFile(t *testing.T) {
 	s, diags := Load("testdata/does-not-exist.hcl")
 	if s != nil || !diags.HasErrors() {
 		t.Fatalf("Load of a missing file = %v, %v", s, diags)
+	}
+}
+
+// TestUnknownNameSuggests: a misspelt name in a grid or a threshold gets
+// the nearest known name, as --tasks does; a name near none gets only the
+// known names.
+func TestUnknownNameSuggests(t *testing.T) {
+	grid := func(attr, value string) string {
+		attrs := map[string]string{"tasks": `["memory_poison"]`, "models": `["a"]`, "conditions": `["hack"]`}
+		attrs[attr] = value
+		return header + "grid \"g\" {\n  tasks = " + attrs["tasks"] + "\n  models = " + attrs["models"] +
+			"\n  conditions = " + attrs["conditions"] + "\n  defenses = " + cmp.Or(attrs["defenses"], `["none"]`) + "\n}\n"
+	}
+	tests := []struct {
+		name   string
+		src    string
+		detail string // the detail's start
+	}{
+		{"task", grid("tasks", `["tool_poisn"]`), `"tool_poisn" is not a task; did you mean "tool_poison"? (known: `},
+		{"task held in a longer name", grid("tasks", `["audio"]`), `"audio" is not a task; did you mean "audio_inject"? (known: `},
+		{"condition", grid("conditions", `["hak"]`), `"hak" is not a condition of this study; did you mean "hack"? (known: `},
+		{"defense", grid("defenses", `["spotlight"]`), `"spotlight" is not a defense of this study; did you mean "spotlighting"? (known: `},
+		{"model", grid("models", `["gpt4"]`), `grid "g" names model "gpt4", which no model block declares; did you mean "gpt"? (known: `},
+		{"threshold task", grid("", "") + "threshold \"x\" {\n  metric = \"asr\"\n  tasks = [\"memory_poisn\"]\n  max = 0.1\n}\n",
+			`"memory_poisn" is not a task of this study; did you mean "memory_poison"? (known: `},
+		{"nothing near", grid("tasks", `["teleport"]`), `"teleport" is not a task (known: `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, diags := Parse("t.hcl", []byte(tt.src))
+			var details []string
+			for _, d := range diags {
+				details = append(details, d.Detail)
+				if strings.HasPrefix(d.Detail, tt.detail) {
+					return
+				}
+			}
+			t.Errorf("no diagnostic starts %q; got %q", tt.detail, details)
+		})
 	}
 }

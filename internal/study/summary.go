@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/killchain/killchain/internal/plural"
 )
 
 // Count is a number of runs under one key.
@@ -128,11 +130,14 @@ func Summary(runs []Run) PlanSummary {
 func WritePlan(w io.Writer, runs []Run, verbose bool) error {
 	s := Summary(runs)
 	out := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(out, "total\t%d runs\t%d cells\n", s.Total, s.Cells)
-	fmt.Fprintf(out, "attacked\t%d runs\t%d cells\n", s.Attacked, s.AttackedCells)
-	fmt.Fprintf(out, "clean\t%d runs\t%d cells\n", s.Clean, s.CleanCells)
+	total := func(label string, runs, cells int) {
+		fmt.Fprintf(out, "%s\t%s\t%s\n", label, plural.Count(runs, "run"), plural.Count(cells, "cell"))
+	}
+	total("total", s.Total, s.Cells)
+	total("attacked", s.Attacked, s.AttackedCells)
+	total("clean", s.Clean, s.CleanCells)
 	for _, f := range s.Families {
-		fmt.Fprintf(out, "%s\t%d runs\t%d cells\n", f.Key, f.Runs, f.Cells)
+		total(f.Key, f.Runs, f.Cells)
 	}
 	fmt.Fprintf(out, "\ngrid\tbatch\truns\tcells\n")
 	for _, g := range s.Grids {

@@ -229,7 +229,7 @@ func (d *decoder) thresholdNames(bc *blockCtx, names []string, attr, what string
 			continue
 		}
 		if !ok(n) {
-			d.errorf(bc.elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(all()))
+			d.errorf(bc.elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(n, all()))
 		}
 	}
 }

@@ -1,67 +1,72 @@
 package cli
 
 import (
-	"os"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 )
 
-const smokeFile = "../../hcl/smoke.hcl"
-
-// recorded reads a study folder's runs.jsonl by run id, failing on a run
-// recorded twice.
-func recorded(t *testing.T, dir string) map[string]results.Run {
-	t.Helper()
-	out := map[string]results.Run{}
-	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(r results.Run) error {
-		if _, dup := out[r.RunID]; dup {
-			t.Errorf("run %s recorded twice", r.RunID)
-		}
-		out[r.RunID] = r
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+// TestMaxRetriesZeroMeansNoRetry: a model block's max_retries = 0 makes
+// one attempt; before the fix the driver read 0 as its default of four
+// retries.
+func TestMaxRetriesZeroMeansNoRetry(t *testing.T) {
+	tests := []struct {
+		name  string
+		attr  string
+		posts int64
+	}{
+		{"zero", "max_retries = 0", 1},
+		{"one", "max_retries = 1", 2},
 	}
-	return out
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var posts atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if r.Method == http.MethodGet { // doctor's GET /models
+					w.Write([]byte(`{"object":"list","data":[{"id":"q","object":"model"}]}`))
+					return
+				}
+				posts.Add(1)
+				w.Header().Set("Retry-After", "0")
+				w.WriteHeader(http.StatusInternalServerError)
+				w.Write([]byte(`{"error":{"message":"boom","type":"server_error","param":null,"code":null}}`))
+			}))
+			defer srv.Close()
+			file := writeStudy(t, `
+study "retries" {
+  seed     = 1
+  sandbox  = "local"
+  attempts = 1 # the driver's retries only, not the study's
 }
-
-// planOf loads and plans a study file.
-func planOf(t *testing.T, file string) (*study.Study, []study.Run) {
-	t.Helper()
-	s, diags := study.Load(file)
-	if diags.HasErrors() {
-		t.Fatalf("%s: %v", file, diags)
-	}
-	plan, err := s.Plan()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, plan
+model "m" {
+  provider = "openai_compatible"
+  name     = "q"
+  base_url = "`+srv.URL+`/v1"
+  `+tt.attr+`
 }
-
-// withoutAudio writes hcl/smoke.hcl less audio_inject (which the local
-// backend cannot run): the same study, name and seed, so every other run
-// keeps its id.
-func withoutAudio(t *testing.T) string {
-	t.Helper()
-	src, err := os.ReadFile(smokeFile)
-	if err != nil {
-		t.Fatal(err)
+grid "g" {
+  tasks      = ["memory_poison"]
+  models     = ["m"]
+  conditions = ["plain"]
+}
+`)
+			code, stdout, stderr := killchain("run", "-q", "--output", filepath.Join(t.TempDir(), "out"), file)
+			if code != 0 || !strings.Contains(stdout, "1 ran, 1 error →") {
+				t.Fatalf("run exit %d\n%s%s", code, stdout, stderr)
+			}
+			if got := posts.Load(); got != tt.posts {
+				t.Errorf("server saw %d calls, want %d", got, tt.posts)
+			}
+		})
 	}
-	text := regexp.MustCompile(`(?s)grid "(defenses_audio|narrate_audio)" \{.*?\n\}\n`).ReplaceAllString(string(src), "")
-	text = strings.ReplaceAll(text, `"audio_inject", `, "")
-	if strings.Contains(text, `"audio_inject"`) {
-		t.Fatal("smoke.hcl changed: cannot strip audio_inject from it")
-	}
-	return writeStudy(t, text)
 }
 
 // TestRunSubsetThenResume is the issue's check: run --tasks
@@ -184,51 +189,4 @@ func TestRunSubsetThenResume(t *testing.T) {
 			t.Errorf("manifest after the full resume: selection %+v, planned %d, resumed %v", m.Selection, m.Planned, m.Resumed)
 		}
 	})
-}
-
-// TestPlanSubset prints the subset's totals after how many runs of the
-// full plan it keeps, and names unknown names with the valid ones.
-func TestPlanSubset(t *testing.T) {
-	tests := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout []string
-		stderr []string
-	}{
-		{name: "tasks and sample", args: []string{"--tasks", "memory_poison", "--tasks", "tool_poison", "--sample", "40", "--runs"}, stdout: []string{
-			"selection --tasks memory_poison,tool_poison --sample 40 --sample-seed 42: 40 of the study's 390 runs",
-			"total         40 runs", "memory_poison-", "tool_poison-"}},
-		{name: "subset without audio on local", args: []string{"--sandbox", "local", "--grids", "agents_relay,narrate_relay"},
-			stdout: []string{"84 of the study's 390 runs"}},
-		{name: "sample below the strata", args: []string{"--sample", "3", "--sample-seed", "1"},
-			stdout: []string{"total         3 runs"}, stderr: []string{"--sample 3 is below the 81 strata", "round-robin"}},
-		{name: "unknown names", args: []string{"--tasks", "tool_poisn", "--defenses", "spotlight"}, code: 1, stderr: []string{
-			`did you mean "tool_poison"?`, `did you mean "spotlighting"?`, "its grids use: none, write_filter"}},
-		{name: "sample seed without a sample", args: []string{"--sample-seed", "3"}, code: 1,
-			stderr: []string{"--sample-seed seeds --sample, which is not set"}},
-		{name: "keeps nothing", args: []string{"--grids", "narrate_relay", "--conditions", "plain"}, code: 1,
-			stderr: []string{"keeps none of the study's 390 runs"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := killchain(append(append([]string{"plan"}, tt.args...), smokeFile)...)
-			if code != tt.code {
-				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
-			}
-			for _, w := range tt.stdout {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tt.stderr {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
-			if tt.code == 0 && !slices.Contains(strings.Fields(stdout), "total") {
-				t.Errorf("no plan printed:\n%s", stdout)
-			}
-		})
-	}
 }

@@ -3,92 +3,17 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/moby/moby/client"
 	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/images"
-	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/models"
-	"github.com/killchain/killchain/internal/models/scripted"
-	"github.com/killchain/killchain/internal/secrets"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/probes/probescli"
-	"github.com/killchain/killchain/runner"
 )
-
-func init() {
-	extraCommands = append(extraCommands, newDoctorCmd)
-}
-
-// modelConfig maps a study's model block onto a driver config.
-func modelConfig(m *study.Model) models.Config {
-	// A study's max_retries = 0 means no retries; models.Config reads 0 as
-	// its own default and a negative count as none.
-	retries := m.MaxRetries
-	if retries == 0 {
-		retries = -1
-	}
-	return models.Config{
-		Name: m.Name, Provider: m.Provider, Model: m.ModelName, BaseURL: m.BaseURL, Host: m.Host,
-		APIKeyEnv: m.APIKeyEnv, Temperature: m.Temperature, MaxTokens: m.MaxTokens, Seed: m.Seed,
-		Thinking: m.Thinking, ThinkingBudget: m.ThinkingBudget, ReasoningEffort: m.ReasoningEffort,
-		API: m.API, Timeout: m.Timeout, MaxRetries: retries, MaxConcurrency: m.MaxConcurrency,
-	}
-}
-
-// modelFactory builds models from study blocks: scripted reference agents
-// in-process, live providers through their drivers. Every key the drivers
-// read is registered with secrets so that it can be scrubbed.
-func modelFactory(log hclog.Logger, sec *secrets.Set) runner.ModelFactory {
-	return func(m *study.Model) (agent.Model, error) {
-		if m.Provider == study.ProviderScripted {
-			return scripted.New(m.Policy)
-		}
-		cfg := modelConfig(m)
-		if env := cfg.KeyEnv(); env != "" {
-			sec.Add(os.Getenv(env))
-		}
-		return models.New(cfg, log.Named("model").Named(m.Name), models.WithSecrets(sec))
-	}
-}
-
-// liveConfigs returns the driver configs of a study's non-scripted models.
-func liveConfigs(s *study.Study) []models.Config {
-	var out []models.Config
-	for _, m := range s.Models {
-		if m.Provider != study.ProviderScripted {
-			out = append(out, modelConfig(m))
-		}
-	}
-	return out
-}
-
-// warnTokens prints a warning for each live model of s whose max_tokens
-// leaves too little room beside its thinking (models.TokenWarning).
-func warnTokens(w io.Writer, s *study.Study) {
-	for _, msg := range models.TokenWarnings(liveConfigs(s)) {
-		fmt.Fprintf(w, "warning: %s\n", msg)
-	}
-}
-
-// preflight refuses a study whose models cannot be reached, before any
-// sandbox is created.
-func preflight(ctx context.Context, s *study.Study) error {
-	cfgs := liveConfigs(s)
-	if len(cfgs) == 0 {
-		return nil
-	}
-	if err := models.Check(ctx, cfgs); err != nil {
-		return fmt.Errorf("study %s cannot start: %w", s.Name, err)
-	}
-	return nil
-}
 
 func newDoctorCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -101,10 +26,17 @@ whether each Ollama host answers and holds the models the study names
 (/api/tags), and whether OpenAI-compatible servers answer (GET /models).
 Given a study on the kubernetes sandbox, it checks that the cluster answers
 (the kubeconfig and context it uses) and says how snapshot images will reach
-the nodes. Given a study, it exits non-zero when any model the study needs cannot be
-reached (or its cluster), and warns (without failing) about models whose max_tokens leaves
-too little room beside their thinking. Without one, it checks Docker and every provider's credentials.`,
-		Args: cobra.MaximumNArgs(1),
+the nodes.
+
+Given a study FILE, it exits 1 when any model the study needs cannot be
+reached (or its cluster), and warns (without failing) about models whose
+max_tokens leaves too little room beside their thinking. Without one, it
+checks Docker and every provider's credentials. It prints one line per check
+on stdout (CHECK, STATUS, DETAIL) and writes nothing.
+`,
+		Example: `  killchain doctor
+  killchain doctor hcl/local.hcl`,
+		Args: argsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)

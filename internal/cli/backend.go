@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/killchain/killchain/images"
+	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/runner"
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/admit"
+	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/kubernetes"
+	"github.com/killchain/killchain/sandbox/local"
+	"github.com/killchain/killchain/tasks"
+)
+
+// backendChoice is what a study's sandbox setting selects: the backend's
+// name, what it can do, and how to open it. plan checks a study against
+// it and run opens it, from the same choice.
+type backendChoice struct {
+	name string
+	caps []sandbox.Capability
+	open func(ctx context.Context, g *globals, log hclog.Logger) (*openedBackend, error)
+}
+
+// openedBackend is a backend ready for runs, with what manifest.json
+// records of it and the function that closes it.
+type openedBackend struct {
+	sandbox.Backend
+	manifest map[string]any
+	close    func()
+}
+
+// chooseBackend is the one switch over a study's sandbox setting.
+func chooseBackend(s *study.Study) (backendChoice, error) {
+	switch s.Sandbox {
+	case "local":
+		return backendChoice{name: "local", caps: newLocal().Capabilities(), open: func(_ context.Context, g *globals, log hclog.Logger) (*openedBackend, error) {
+			return openLocal(s, g, log), nil
+		}}, nil
+	case "docker", "":
+		return backendChoice{name: "docker", caps: dockerOptions(s).Capabilities(), open: func(ctx context.Context, g *globals, log hclog.Logger) (*openedBackend, error) {
+			return openDocker(ctx, s, g, log)
+		}}, nil
+	case "kubernetes":
+		// Pods run the images Docker builds: the same capabilities.
+		return backendChoice{name: "kubernetes", caps: dockerOptions(s).Capabilities(), open: func(ctx context.Context, g *globals, log hclog.Logger) (*openedBackend, error) {
+			return openKube(ctx, s, g, log)
+		}}, nil
+	}
+	return backendChoice{}, fmt.Errorf("unknown sandbox %q (want docker, local or kubernetes)", s.Sandbox)
+}
+
+// checkBackend refuses a plan whose tasks need what the study's backend
+// cannot do (runner.CheckCapabilities), so that plan and run refuse before
+// Docker is reached or anything written.
+func checkBackend(s *study.Study, plan []study.Run) error {
+	b, err := chooseBackend(s)
+	if err != nil {
+		return err
+	}
+	return runner.CheckCapabilities(b.name, b.caps, plan)
+}
+
+// newLocal is the local backend the CLI opens: no speech synthesizer or
+// transcriber, so no audio.
+func newLocal() *local.Backend { return &local.Backend{} }
+
+func openLocal(s *study.Study, g *globals, log hclog.Logger) *openedBackend {
+	fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine (run_shell commands run on this host); audio transcription is not available")
+	be := newLocal()
+	be.Limiter = admit.New(s.HeavyConcurrency, log)
+	return &openedBackend{Backend: be, manifest: map[string]any{"sandbox": "local", "heavy_slots": be.Limiter.Slots()}, close: func() {}}
+}
+
+// dockerOptions are the Docker backend's options for a study, before the
+// logger and progress writer are added.
+func dockerOptions(s *study.Study) docker.Options {
+	opts := docker.DefaultOptions()
+	if s.MemoryMB > 0 {
+		opts.MemoryMB = int64(s.MemoryMB)
+	}
+	if s.CPUs > 0 {
+		opts.CPUs = s.CPUs
+	}
+	if s.PidsLimit > 0 {
+		opts.PidsLimit = int64(s.PidsLimit)
+	}
+	if s.Runtime != "" && s.Runtime != study.DefaultRuntime {
+		opts.Runtime = s.Runtime
+	}
+	opts.HeavyConcurrency = s.HeavyConcurrency
+	opts.Fixtures = tasks.Fixtures
+	// Speech clips are synthesized and transcribed inside the sandbox:
+	// espeak-ng and pocketsphinx in the Debian-based image, driven by its
+	// kcaudio helper.
+	opts.Audio = &docker.Audio{Image: images.Debian, Synthesize: images.AudioSynthArgv, Transcribe: images.AudioASRArgv}
+	opts.ShellImage = images.Debian
+	return opts
+}
+
+func openDocker(ctx context.Context, s *study.Study, g *globals, log hclog.Logger) (*openedBackend, error) {
+	opts := dockerOptions(s)
+	opts.Logger, opts.Progress = log, g.stderr
+	be, err := docker.New(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("docker sandbox: %w\n  is the Docker daemon running and reachable (DOCKER_HOST)? Without Docker, run with --sandbox local (no isolation, no audio)", err)
+	}
+	return &openedBackend{
+		Backend:  be,
+		manifest: map[string]any{"sandbox": "docker", "toolbox_image": be.Toolbox(), "heavy_slots": be.HeavySlots()},
+		close: func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CleanupTimeout)
+			defer cancel()
+			_ = be.Close(cctx)
+		},
+	}, nil
+}
+
+// kubeOptions are the Kubernetes backend's options for a study, before the
+// Docker backend and the logger are added: the study's kubernetes block and
+// the per-sandbox limits it shares with Docker.
+func kubeOptions(s *study.Study) kubernetes.Options {
+	d := dockerOptions(s)
+	k := s.Kubernetes
+	return kubernetes.Options{
+		Kubeconfig:       k.Kubeconfig,
+		Context:          k.Context,
+		Namespace:        k.Namespace,
+		Images:           k.Images,
+		Registry:         k.Registry,
+		ImportCommand:    k.ImportCommand,
+		RuntimeClass:     k.RuntimeClass,
+		ScheduleTimeout:  k.ScheduleTimeout,
+		CPURequest:       k.CPURequest,
+		MemoryMB:         d.MemoryMB,
+		CPUs:             d.CPUs,
+		StateMB:          d.StateMB,
+		Concurrency:      s.Concurrency,
+		HeavyConcurrency: s.HeavyConcurrency,
+	}
+}
+
+// openKube opens the Kubernetes backend of a study, with the Docker backend
+// that builds its snapshot images; closing it closes both.
+func openKube(ctx context.Context, s *study.Study, g *globals, log hclog.Logger) (*openedBackend, error) {
+	// The cluster first: a study that cannot reach it builds no image.
+	if ok, detail := checkKube(ctx, s); !ok {
+		return nil, fmt.Errorf("kubernetes sandbox: %s", detail)
+	}
+	dopts := dockerOptions(s)
+	dopts.Logger, dopts.Progress = log, g.stderr
+	db, err := docker.New(ctx, dopts)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes sandbox: snapshot images are built with Docker: %w\n  is the Docker daemon running and reachable (DOCKER_HOST)?", err)
+	}
+	kopts := kubeOptions(s)
+	kopts.Docker, kopts.Logger = db, log
+	kb, err := kubernetes.New(ctx, kopts)
+	if err != nil {
+		db.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("%w\n  the cluster comes from the study's kubernetes block (kubeconfig, context), else KUBECONFIG, ~/.kube/config or the in-cluster configuration; killchain doctor FILE checks it", err)
+	}
+	return &openedBackend{
+		Backend: kb,
+		manifest: map[string]any{
+			"sandbox":       "kubernetes",
+			"server":        kb.Host(),
+			"namespace":     kb.Namespace(s.Name),
+			"images":        imageTransfer(s),
+			"runtime_class": s.Kubernetes.RuntimeClass,
+			"toolbox_image": db.Toolbox(),
+			"heavy_slots":   db.HeavySlots(),
+		},
+		close: func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dopts.CleanupTimeout)
+			defer cancel()
+			_ = kb.Close(cctx)
+			_ = db.Close(cctx)
+		},
+	}, nil
+}
+
+// imageTransfer says how a study's snapshot images reach the cluster's nodes.
+func imageTransfer(s *study.Study) string {
+	k := s.Kubernetes
+	if k.Images == kubernetes.ImagesImport {
+		return fmt.Sprintf("each task's snapshot image is saved and piped into %q on this machine, which loads it into the nodes; pods never pull it (imagePullPolicy Never)", k.ImportCommand)
+	}
+	if k.Registry == "" {
+		return "each task's snapshot image is pushed to the registry, which the study's kubernetes block must name (registry = \"host:port/prefix\")"
+	}
+	return fmt.Sprintf("each task's snapshot image is pushed to %s by the Docker daemon and pods pull it pinned by digest", k.Registry)
+}
+
+// checkKube is the cluster check of doctor and of opening the backend:
+// whether the API server answers, as whom it is configured, and how
+// images will reach the nodes.
+func checkKube(ctx context.Context, s *study.Study) (bool, string) {
+	cfg, from, err := kubernetes.LoadConfig(s.Kubernetes.Kubeconfig, s.Kubernetes.Context)
+	if err != nil {
+		return false, err.Error() + " — set KUBECONFIG or the study's kubernetes { kubeconfig = … }"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := kubernetes.ServerVersion(ctx, cfg)
+	if err != nil {
+		return false, fmt.Sprintf("%s (%s) does not answer: %v", cfg.Host, from, err)
+	}
+	return true, fmt.Sprintf("%s %s (%s); %s", cfg.Host, v, from, imageTransfer(s))
+}

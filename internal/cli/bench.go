@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/killchain/killchain/internal/benchdata"
+	"github.com/killchain/killchain/internal/report"
+	"github.com/killchain/killchain/probes/probescli"
+	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/kubernetes"
+)
+
+func newBenchCmd(g *globals) *cobra.Command {
+	bench := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure killchain on this machine",
+		Long: `bench measures, in one run on this machine, what a study's speed depends on:
+the per-run sandbox lifecycle and tool-call round trip, the report on a large
+synthetic study, and the probes' extraction and training. Each prints its
+figures on stdout (one JSON object with --json); docs/benchmarks.md records
+the measured ones.`,
+		Example: `  killchain bench sandbox
+  killchain bench report --runs 100000
+  killchain bench probes`,
+	}
+	bench.AddCommand(newBenchSandboxCmd(g), newBenchReportCmd(g), probescli.BenchCommand())
+	return bench
+}
+
+func newBenchSandboxCmd(g *globals) *cobra.Command {
+	var (
+		asJSON  bool
+		runs    int
+		backend string
+		kube    kubeFlags
+	)
+	sbx := &cobra.Command{
+		Use:   "sandbox [--backend docker|kubernetes]",
+		Short: "Measure the per-run sandbox lifecycle and tool-call round trip",
+		Long: `sandbox measures, in one run on this machine, the raw lifecycle of the
+toolbox image (create → start → wait → remove, as docker run --rm does) against
+killchain's per-run lifecycle (from snapshot → plant → 3 tool calls → read
+state → remove), at concurrency 1 and 8, as runs per second and their ratio;
+and the round trip of a tool call inside a running sandbox (median and p99).
+
+With --backend kubernetes it measures killchain's lifecycle on Docker and on
+the cluster side by side instead (alternating rounds, same runs), with each
+one's tool-call round trip: the cluster comes from --kubeconfig/--context (or
+KUBECONFIG), snapshot images go to --registry (pinned by digest) or through
+--import-command.`,
+		Example: `  killchain bench sandbox --runs 48
+  killchain bench sandbox --backend kubernetes --registry 127.0.0.1:5000/killchain --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var res interface{ WriteText(io.Writer) }
+			switch backend {
+			case "docker":
+				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Options: docker.Options{Logger: g.logger(nil)}})
+				if err != nil {
+					return err
+				}
+				res = r
+			case "kubernetes":
+				r, err := kube.bench(cmd.Context(), g, runs)
+				if err != nil {
+					return err
+				}
+				res = r
+			default:
+				return usagef("--backend %q: want docker or kubernetes", backend)
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			res.WriteText(g.stdout)
+			return nil
+		},
+	}
+	sbx.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency")
+	sbx.Flags().StringVar(&backend, "backend", "docker", `"docker", or "kubernetes" to measure the cluster beside Docker`)
+	kube.register(sbx, true)
+	return sbx
+}
+
+// bench measures the cluster's lifecycle beside Docker's.
+func (k *kubeFlags) bench(ctx context.Context, g *globals, runs int) (kubernetes.BenchResult, error) {
+	dopts := docker.DefaultOptions()
+	dopts.Logger = g.logger(nil)
+	db, err := docker.New(ctx, dopts)
+	if err != nil {
+		return kubernetes.BenchResult{}, err
+	}
+	defer db.Close(context.WithoutCancel(ctx))
+	opts := kubernetes.Options{
+		Kubeconfig: k.kubeconfig, Context: k.context, Namespace: k.namespace,
+		Images: kubernetes.ImagesRegistry, Registry: k.registry, RuntimeClass: k.runtimeClass,
+		Docker: db, Logger: g.logger(nil),
+	}
+	if k.importCommand != "" {
+		opts.Images, opts.ImportCommand = kubernetes.ImagesImport, k.importCommand
+	}
+	return kubernetes.Bench(ctx, kubernetes.BenchOptions{Runs: runs, Options: opts})
+}
+
+func newBenchReportCmd(g *globals) *cobra.Command {
+	var (
+		runs   int
+		seed   int64
+		cache  string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Time `killchain report` on a synthetic study of many runs",
+		Long: `report generates (once, cached in --cache) a synthetic study of --runs runs
+with their events, then measures writing its report (tables and figures from
+runs and events) into a temporary folder it removes: wall time, peak heap and
+the process's peak resident set.`,
+		Example: `  killchain bench report --runs 100000 --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cache == "" {
+				cache = os.TempDir()
+			}
+			fmt.Fprintf(g.stderr, "preparing a synthetic study of %d runs in %s (cached)\n", runs, cache)
+			dir, err := benchdata.Cached(cache, runs, seed)
+			if err != nil {
+				return err
+			}
+			out, err := os.MkdirTemp("", "killchain-bench-report-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(out)
+			m, err := benchdata.Measure(func() error { return report.Write(dir, report.Options{OutDir: out}) })
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(g.stdout).Encode(map[string]any{
+					"runs": runs, "seconds": m.Elapsed.Seconds(), "peak_heap_mb": float64(m.PeakHeap) / (1 << 20),
+					"peak_sys_mb": float64(m.PeakSys) / (1 << 20), "max_rss_mb": float64(m.MaxRSS) / (1 << 20),
+				})
+			}
+			fmt.Fprintf(g.stdout, "runs %d  report %.1fs  peak heap %.0f MB  max RSS %.0f MB\n",
+				runs, m.Elapsed.Seconds(), float64(m.PeakHeap)/(1<<20), float64(m.MaxRSS)/(1<<20))
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&runs, "runs", 1_000_000, "runs in the synthetic study")
+	cmd.Flags().Int64Var(&seed, "seed", 1, "seed of the synthetic study")
+	cmd.Flags().StringVar(&cache, "cache", "", "where the synthetic study is kept (default the temp folder)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}

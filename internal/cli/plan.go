@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/killchain/killchain/internal/study"
+)
+
+func newPlanCmd(g *globals) *cobra.Command {
+	var (
+		verbose bool
+		listRun bool
+		sandbox string
+		subset  selectFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "plan [--sandbox NAME] [--tasks …] [--sample N] FILE",
+		Short: "Print a study's cells and run counts without running anything",
+		Long: `plan expands a study's grids into runs and prints the totals: per grid and
+batch, per task, per model or writer→reader pair, per condition and defense.
+With --cells it lists every cell with its run count, with --runs every run
+id. Given a subset, it prints how many of the full plan's runs the subset
+keeps and then the subset's totals. It warns (on stderr) about models whose
+max_tokens leaves too little room beside their thinking: replies cut by the
+token limit end as truncated errors, not outcomes.
+
+It refuses a study whose tasks need what its sandbox backend (the study's, or
+--sandbox) cannot do, as run would: audio_inject needs audio, which the
+local backend lacks, unless the subset leaves those tasks out. For a study on
+the kubernetes sandbox it says where the pods run and how each task's snapshot
+image reaches the nodes (pushed to a registry, or imported).
+
+It reads FILE and prints on stdout; it writes nothing and reaches no sandbox
+or model.
+
+` + selectionHelp,
+		Example: `  killchain plan hcl/smoke.hcl
+  killchain plan --cells --tasks memory_poison,tool_poison hcl/smoke.hcl
+  killchain plan --sample 40 --runs hcl/ci.hcl`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, sel, plan, runs, err := loadPlan(cmd, g, args[0], sandbox, &subset, true)
+			if err != nil {
+				return err
+			}
+			if sel != nil {
+				fmt.Fprintf(g.stdout, "%s\n\n", selectedLine(sel, len(runs), len(plan)))
+			}
+			if s.Sandbox == "kubernetes" {
+				fmt.Fprintf(g.stdout, "%s\n\n", kubePlanLine(s))
+			}
+			if err := study.WritePlan(g.stdout, runs, verbose); err != nil {
+				return err
+			}
+			if listRun {
+				return writeRunIDs(g.stdout, runs)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&verbose, "cells", false, "list every cell with its run count")
+	cmd.Flags().BoolVar(&listRun, "runs", false, "list every run: its id, cell and repeat")
+	subset.register(cmd)
+	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker", "local" or "kubernetes"`)
+	return cmd
+}
+
+// kubePlanLine is what plan prints about a kubernetes study's sandbox.
+func kubePlanLine(s *study.Study) string {
+	ns := s.Kubernetes.Namespace
+	if ns == "" {
+		ns = "killchain-<study> (one per study)"
+	}
+	line := fmt.Sprintf("sandbox kubernetes: pods in namespace %s; %s", ns, imageTransfer(s))
+	if rc := s.Kubernetes.RuntimeClass; rc != "" {
+		line += "; runtime class " + rc
+	}
+	return line
+}
