@@ -3,6 +3,7 @@ package models
 import (
 	"testing"
 
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/models/internal/fake"
 	"github.com/killchain/killchain/internal/recount"
 )
@@ -11,7 +12,8 @@ import (
 // every provider's fake while its model writes memory values as JSON arrays
 // and, in one case, its first reply after reading the payload is cut by the
 // token limit. Every relayed run is persisted, a cut reply is a truncated
-// error with no outcome that --resume runs again, and the stage flags agree
+// error with no outcome that a resume leaves as it is unless asked
+// (--rerun truncated) and then runs again, and the stage flags agree
 // with a recount from the transcripts.
 func TestRelayWithArrayValuesAndCutReplies(t *testing.T) {
 	setKeys(t)
@@ -37,8 +39,11 @@ func TestRelayWithArrayValuesAndCutReplies(t *testing.T) {
 						t.Fatalf("cut reply: summary %+v, error_kind %q error %q stage %s", sum, hack.ErrorKind, hack.Error, hack.Stage)
 					}
 					srv.Heal()
-					if again := runStudy(t, src, dir, true, testFactory(&sl, hangTimeout)); again.Ran != 1 || again.Errors != 0 {
-						t.Fatalf("resume summary %+v, want the truncated run again", again)
+					if again := runStudy(t, src, dir, true, testFactory(&sl, hangTimeout)); again.Ran != 0 || again.Left[errkind.Truncated] != 1 {
+						t.Fatalf("resume summary %+v, want the truncated run left as it is", again)
+					}
+					if again := runStudy(t, src, dir, true, testFactory(&sl, hangTimeout), errkind.Truncated); again.Ran != 1 || again.Errors != 0 {
+						t.Fatalf("resume with --rerun truncated: summary %+v, want the truncated run again", again)
 					}
 					hack = find(t, readLines(t, dir), "agent", "hack")
 				}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/models/internal/fake"
 	"github.com/killchain/killchain/internal/models/limits"
 	"github.com/killchain/killchain/internal/results"
@@ -113,13 +114,13 @@ func testFactory(sl *sleeps, timeout time.Duration) runner.ModelFactory {
 }
 
 // runStudy runs src into dir with the local sandbox.
-func runStudy(t *testing.T, src []byte, dir string, resume bool, f runner.ModelFactory) runner.Summary {
+func runStudy(t *testing.T, src []byte, dir string, resume bool, f runner.ModelFactory, rerun ...errkind.Kind) runner.Summary {
 	t.Helper()
 	s, diags := study.Parse("study.hcl", src)
 	if diags.HasErrors() {
 		t.Fatalf("study: %v\n%s", diags, src)
 	}
-	r, err := runner.New(s, runner.Options{Output: dir, Resume: resume, Backend: &local.Backend{Root: t.TempDir()}, Models: f})
+	r, err := runner.New(s, runner.Options{Output: dir, Resume: resume, Rerun: rerun, Backend: &local.Backend{Root: t.TempDir()}, Models: f})
 	if err != nil {
 		t.Fatal(err)
 	}
