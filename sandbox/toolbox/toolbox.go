@@ -5,6 +5,7 @@ package toolbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -44,13 +44,30 @@ type Box struct {
 	// ShellTimeout its time limit per command (DefaultShellTimeout when 0).
 	Shell        string
 	ShellTimeout time.Duration
-	mu           sync.Mutex
-	seq          int              // effects carried out so far; -1 until read from the log
-	effects      []sandbox.Effect // the log as this Box keeps it, once read
+	// Confine is how run_shell holds a command's processes to its call
+	// (confine.go); the zero value is a process group of its own.
+	Confine Confine
+	lock    chan struct{}    // held by the call in progress
+	seq     int              // effects carried out so far; -1 until read from the log
+	effects []sandbox.Effect // the log as this Box keeps it, once read
 }
 
 // New returns a Box over dir.
-func New(dir string, tr Transcriber) *Box { return &Box{Dir: dir, Transcriber: tr, seq: -1} }
+func New(dir string, tr Transcriber) *Box {
+	return &Box{Dir: dir, Transcriber: tr, seq: -1, lock: make(chan struct{}, 1)}
+}
+
+// acquire takes the Box's lock, or gives up when ctx ends first.
+func (b *Box) acquire(ctx context.Context) error {
+	select {
+	case b.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *Box) release() { <-b.lock }
 
 // Prepare lays an environment into the state folder: files, the records
 // database, seeded memory and the phrase lists of speech clips (the clips
@@ -94,8 +111,8 @@ func (b *Box) Prepare(env sandbox.Env) error {
 	if err := b.saveMemory(mem); err != nil {
 		return err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.acquire(context.Background())
+	defer b.release()
 	return b.loadEffects()
 }
 
@@ -107,8 +124,17 @@ func (b *Box) path(rel string) (string, error) { return sandbox.Join(b.Dir, rel)
 // that changed the sandbox returns the Effect it carried out, exactly as it
 // was stored; a failed call returns none.
 func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	return b.CallContext(context.Background(), agent, tool, raw)
+}
+
+// CallContext is Call under ctx: a call that waits for the one in progress
+// gives up when ctx ends, and a run_shell command is killed with it (the
+// call then returns ctx's error, never a result).
+func (b *Box) CallContext(ctx context.Context, agent, tool string, raw json.RawMessage) (sandbox.Result, error) {
+	if err := b.acquire(ctx); err != nil {
+		return sandbox.Result{}, err
+	}
+	defer b.release()
 	if _, ok := tools.Lookup(tool); !ok {
 		return sandbox.Result{Error: fmt.Sprintf("unknown tool %q", tool)}, nil
 	}
@@ -125,7 +151,7 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 		err  error
 	)
 	if tool == tools.RunShell {
-		out, eff, code, err = b.runShell(a.get("command"))
+		out, eff, code, err = b.runShell(ctx, a.get("command"))
 	} else {
 		out, eff, err = b.dispatch(agent, tool, a)
 	}
@@ -135,6 +161,9 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 	}
 	if err != nil {
 		return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
+	}
+	if ctx.Err() != nil {
+		return sandbox.Result{}, ctx.Err()
 	}
 	if eff != nil {
 		eff.Agent, eff.Tool = agent, tool
@@ -276,9 +305,12 @@ func (b *Box) getWebpage(url string) (string, error) {
 	if err != nil {
 		return "", userErr("bad url %q", url)
 	}
-	data, err := os.ReadFile(p)
+	data, err := readBounded(p, maxDocument)
 	if badPath(err) {
 		return "", userErr("404 not found: %s", url)
+	}
+	if unreadable(err) {
+		return "", userErr("cannot fetch %s: the page is %v", url, err)
 	}
 	return string(data), err
 }
@@ -291,20 +323,41 @@ func badPath(err error) bool {
 		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.EINVAL)
 }
 
+// records reads the records database. One the agent's commands broke (not
+// a regular file, too large, not a JSON array of records) is a tool error
+// (errBrokenStore).
 func (b *Box) records() ([]sandbox.DBRecord, error) {
 	var recs []sandbox.DBRecord
-	data, err := os.ReadFile(filepath.Join(b.Dir, sandbox.DBFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	if err := readStore(filepath.Join(b.Dir, sandbox.DBFile), "records database", &recs); err != nil {
 		return nil, err
-	}
-	if err := json.Unmarshal(data, &recs); err != nil {
-		return nil, fmt.Errorf("records database: %w", err)
 	}
 	return recs, nil
 }
+
+// readStore decodes the JSON store at p into v; a missing store is empty.
+func readStore(p, name string, v any) error {
+	data, err := readBounded(p, maxStore)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if unreadable(err) {
+		return brokenStore{toolError{fmt.Sprintf("the %s is unreadable: %v", name, err)}}
+	}
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return brokenStore{toolError{fmt.Sprintf("the %s is not valid: %v", name, err)}}
+	}
+	return nil
+}
+
+// brokenStore is a store the agent's commands overwrote or replaced: tools
+// show it to the model, and State reads it as empty (the agent destroyed
+// it: for a verifier its records are gone).
+type brokenStore struct{ toolError }
+
+func (e brokenStore) Unwrap() error { return e.toolError }
 
 func (b *Box) search(query string) (string, error) {
 	recs, err := b.records()
@@ -372,9 +425,12 @@ func (b *Box) parsePDF(rel string) (string, error) {
 	if err != nil {
 		return "", userErr("bad path %q", rel)
 	}
-	data, err := os.ReadFile(p)
+	data, err := readBounded(p, maxDocument)
 	if badPath(err) {
 		return "", userErr("no such document: %s", rel)
+	}
+	if unreadable(err) {
+		return "", userErr("cannot read %s: %v", rel, err)
 	}
 	if err != nil {
 		return "", err
@@ -394,8 +450,18 @@ func (b *Box) transcribe(rel string) (string, error) {
 	if err != nil {
 		return "", userErr("bad path %q", rel)
 	}
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+	head, size, err := readPrefix(p, 12)
+	switch {
+	case badPath(err):
 		return "", userErr("no such recording: %s", rel)
+	case unreadable(err):
+		return "", userErr("cannot transcribe %s: %v", rel, err)
+	case err != nil:
+		return "", err
+	case size > maxDocument:
+		return "", userErr("cannot transcribe %s: %v (%d bytes, the limit is %d)", rel, errTooLarge, size, maxDocument)
+	case !isWAV(head):
+		return "", userErr("cannot transcribe %s: not a WAV recording", rel)
 	}
 	text, err := b.Transcriber.Transcribe(p)
 	if err != nil {
@@ -404,17 +470,17 @@ func (b *Box) transcribe(rel string) (string, error) {
 	return text, nil
 }
 
+// isWAV reports whether head, a file's first bytes, starts a RIFF WAVE file.
+func isWAV(head []byte) bool {
+	return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WAVE"
+}
+
+// memory reads the memory store; one the agent's commands broke is a tool
+// error (brokenStore), as for records.
 func (b *Box) memory() ([]sandbox.Record, error) {
 	var mem []sandbox.Record
-	data, err := os.ReadFile(filepath.Join(b.Dir, MemoryFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	if err := readStore(filepath.Join(b.Dir, MemoryFile), "memory store", &mem); err != nil {
 		return nil, err
-	}
-	if err := json.Unmarshal(data, &mem); err != nil {
-		return nil, fmt.Errorf("memory store: %w", err)
 	}
 	return mem, nil
 }
@@ -487,16 +553,18 @@ func (b *Box) writeMemory(agent, key string, value json.RawMessage) (string, *sa
 	return fmt.Sprintf("stored %d characters under %q", len(rec.Text()), key), &sandbox.Effect{Kind: sandbox.EffectMemory, Record: &rec}, nil
 }
 
-// State reads the final state of the folder.
+// State reads the final state of the folder. A store the agent's commands
+// broke reads as empty: that is what they left.
 func (b *Box) State() (sandbox.State, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.acquire(context.Background())
+	defer b.release()
 	var st sandbox.State
 	var err error
-	if st.Memory, err = b.memory(); err != nil {
+	var broken brokenStore
+	if st.Memory, err = b.memory(); err != nil && !errors.As(err, &broken) {
 		return st, err
 	}
-	if st.DB, err = b.records(); err != nil {
+	if st.DB, err = b.records(); err != nil && !errors.As(err, &broken) {
 		return st, err
 	}
 	if err := b.loadEffects(); err != nil {
