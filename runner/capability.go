@@ -43,6 +43,9 @@ func (e *CapabilityError) Error() string {
 		b.WriteString("run the study with --sandbox docker, or ")
 	}
 	fmt.Fprintf(&b, "remove %s from the study's grids (or leave it out of this run with --tasks)", strings.Join(names, ", "))
+	if e.Backend == "local" && slices.ContainsFunc(e.Tasks, func(g TaskGap) bool { return slices.Contains(g.Missing, sandbox.Shell) }) {
+		b.WriteString("; or, to let the agents' shell commands run on this machine, allow it with --allow-host-shell (allow_host_shell = true in the study block)")
+	}
 	return b.String()
 }
 

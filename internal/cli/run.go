@@ -121,6 +121,7 @@ When the study ends, its thresholds are judged on the folder's runs.jsonl
 	cmd.Flags().StringVar(&output, "output", "", "study folder (default: the study's output)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "finish an interrupted study or a subset: run only missing or errored runs")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend, overriding the study: "docker", "local" or "kubernetes"`)
+	addHostShellFlag(cmd)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress output")
 	subset.register(cmd)
 	gf.add(cmd)

@@ -82,6 +82,7 @@ image reaches the nodes (pushed to a registry, or imported).
 	cmd.Flags().BoolVar(&listRun, "runs", false, "list every run: its id, cell and repeat")
 	subset.register(cmd)
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker", "local" or "kubernetes"`)
+	addHostShellFlag(cmd)
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/internal/study"
@@ -20,8 +21,11 @@ import (
 func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logger) (sandbox.Backend, map[string]any, func(), error) {
 	switch s.Sandbox {
 	case "local":
-		fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine (run_shell commands run on this host); audio transcription is not available")
-		be := newLocal()
+		fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine; audio transcription is not available")
+		if s.AllowHostShell {
+			fmt.Fprintf(g.stderr, "killchain: --allow-host-shell: run_shell runs the agents' commands on this host, %s, with an empty environment\n", local.HostShell())
+		}
+		be := newLocal(s)
 		be.Limiter = admit.New(s.HeavyConcurrency, log)
 		return be, map[string]any{"sandbox": "local", "heavy_slots": be.Limiter.Slots()}, func() {}, nil
 	case "docker", "":
@@ -50,8 +54,16 @@ func unknownSandbox(name string) error {
 }
 
 // newLocal is the local backend the CLI opens: no speech synthesizer or
-// transcriber, so no audio.
-func newLocal() *local.Backend { return &local.Backend{} }
+// transcriber, so no audio, and run_shell only when the study allows it.
+func newLocal(s *study.Study) *local.Backend { return &local.Backend{AllowHostShell: s.AllowHostShell} }
+
+// hostShellFlag is the opt-in, on plan and run, that lets the local
+// sandbox run the agents' commands on this host (allow_host_shell).
+const hostShellFlag = "allow-host-shell"
+
+func addHostShellFlag(cmd *cobra.Command) {
+	cmd.Flags().Bool(hostShellFlag, false, "let --sandbox local run run_shell: the agents' commands then run on this host (as nobody in a pid namespace of their own when killchain is root); the study attribute allow_host_shell = true does the same")
+}
 
 // dockerOptions are the Docker backend's options for a study, before the
 // logger and progress writer are added.
@@ -86,7 +98,7 @@ func checkBackend(s *study.Study, plan []study.Run) error {
 	)
 	switch s.Sandbox {
 	case "local":
-		have = newLocal().Capabilities()
+		have = newLocal(s).Capabilities()
 	case "docker", "":
 		name, have = "docker", dockerOptions(s).Capabilities()
 	case "kubernetes":
