@@ -18,26 +18,11 @@ import (
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
-// sharedRoot is a folder for run folders that every user may pass
-// through: run_shell's commands run as nobody when the tests run as root.
-func sharedRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "killchain-local-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o711); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func shellBackend(t *testing.T) *Backend {
 	t.Helper()
 	_, err := os.Stat(toolbox.DefaultShell)
 	testenv.Need(t, err, toolbox.DefaultShell)
-	return &Backend{Root: sharedRoot(t), AllowHostShell: true}
+	return &Backend{Root: testenv.SharedDir(t), AllowHostShell: true}
 }
 
 func runShell(t *testing.T, sb sandbox.Sandbox, command string) sandbox.Result {
