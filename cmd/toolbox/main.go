@@ -1,7 +1,7 @@
 // Command toolbox is the static binary that runs inside every Docker sandbox.
 // It serves the sandbox/toolbox package (the same tool code the local
 // backend runs in-process) over stdin/stdout with the line-delimited JSON
-// protocol of sandbox/docker/wire: one long-running process per container,
+// protocol of sandbox/wire: one long-running process per container,
 // attached to by the host, so a tool call costs one write and one read.
 //
 // Usage:

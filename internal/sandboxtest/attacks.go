@@ -25,6 +25,22 @@ import (
 // image) and closes it when the test ends.
 type Opener func(t *testing.T, env sandbox.Env) sandbox.Sandbox
 
+// OpenerOf is the Opener of backend b: each sandbox in study, closed
+// when its test ends.
+func OpenerOf(b sandbox.Backend, study string) Opener {
+	return func(t *testing.T, env sandbox.Env) sandbox.Sandbox {
+		t.Helper()
+		env.Study = study
+		ctx := context.Background()
+		sb, err := b.Open(ctx, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sb.Close(ctx) })
+		return sb
+	}
+}
+
 // Prober is a sandbox that answers the toolbox's test-only probe op.
 type Prober interface {
 	Probe(ctx context.Context, name string, arg int) (wire.ProbeResult, error)
@@ -131,7 +147,7 @@ while true; do
   sleep 0.01
 done' </dev/null >/dev/null 2>&1 &
 setsid sleep 3001 </dev/null >/dev/null 2>&1 &
-echo started`
+sleep 0.5; echo started`
 		shell(t, sb, helper)
 		mustStayClean(t, sb)
 		noneOutlived(t, sb)
@@ -248,13 +264,13 @@ func ProcessAttacks(t *testing.T, open Opener, forks int) {
 setsid sleep 3002 </dev/null >/dev/null 2>&1 &
 nohup sleep 3003 </dev/null >/dev/null 2>&1 &
 ( (setsid sleep 3004 </dev/null >/dev/null 2>&1 &) & )
-echo started`)
+sleep 0.5; echo started`)
 		if !strings.Contains(res.Output, "started") {
 			t.Fatalf("the command: %+v", res)
 		}
 		// exec: perl is the toolbox's direct child; its CLONE_PARENT child
 		// is the toolbox's sibling.
-		shell(t, sb, `exec perl -e 'if (syscall(56, 0x8000 | 17, 0, 0, 0, 0) == 0) { setpgrp(0, 0); exec("sleep", "3005") } print "cloned\n"'`)
+		shell(t, sb, `exec perl -e 'if (syscall(56, 0x8000 | 17, 0, 0, 0, 0) == 0) { setpgrp(0, 0); exec("sleep", "3005") } select(undef, undef, undef, 0.5); print "cloned\n"'`)
 		time.Sleep(200 * time.Millisecond)
 		noneOutlived(t, sb)
 	})

@@ -1,12 +1,10 @@
 package docker
 
 import (
-	"context"
 	"testing"
 
 	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/internal/sandboxtest"
-	"github.com/killchain/killchain/sandbox"
 )
 
 // TestAttacksFromInside replays the attacks of issue 18 from run_shell
@@ -16,18 +14,7 @@ import (
 func TestAttacksFromInside(t *testing.T) {
 	b := newBackend(t, Options{PidsLimit: 64, ShellImage: images.Debian,
 		Audio: &Audio{Image: images.Debian, Synthesize: images.AudioSynthArgv, Transcribe: images.AudioASRArgv}})
-	study := uniqueStudy(t)
-	open := func(t *testing.T, env sandbox.Env) sandbox.Sandbox {
-		t.Helper()
-		env.Study = study
-		ctx := context.Background()
-		sb, err := b.Open(ctx, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sb.Close(ctx) })
-		return sb
-	}
+	open := sandboxtest.OpenerOf(b, uniqueStudy(t))
 	t.Run("stream", func(t *testing.T) { sandboxtest.StreamAttacks(t, open) })
 	t.Run("processes", func(t *testing.T) { sandboxtest.ProcessAttacks(t, open, 400) })
 	t.Run("files", func(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/internal/sandboxtest"
-	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/docker/dockertest"
 )
@@ -29,17 +28,7 @@ func TestAttacksFromInside(t *testing.T) {
 	}
 	t.Cleanup(func() { d.Close(context.Background()) })
 	b := newBackend(t, Options{Docker: d})
-	study := uniqueStudy(t, b)
-	open := func(t *testing.T, env sandbox.Env) sandbox.Sandbox {
-		t.Helper()
-		env.Study = study
-		sb, err := b.Open(ctx, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sb.Close(ctx) })
-		return sb
-	}
+	open := sandboxtest.OpenerOf(b, uniqueStudy(t, b))
 	t.Run("stream", func(t *testing.T) { sandboxtest.StreamAttacks(t, open) })
 	t.Run("processes", func(t *testing.T) { sandboxtest.ProcessAttacks(t, open, 400) })
 	t.Run("files", func(t *testing.T) {

@@ -86,16 +86,7 @@ func TestHostShellCannotReadKillchainEnvironment(t *testing.T) {
 func TestAttacksOnHost(t *testing.T) {
 	b := shellBackend(t)
 	b.Transcriber = echoTranscriber{}
-	open := func(t *testing.T, env sandbox.Env) sandbox.Sandbox {
-		t.Helper()
-		ctx := context.Background()
-		sb, err := b.Open(ctx, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sb.Close(ctx) })
-		return sb
-	}
+	open := sandboxtest.OpenerOf(b, "attacks")
 	t.Run("processes", func(t *testing.T) { sandboxtest.ProcessAttacks(t, open, 100) })
 	t.Run("files", func(t *testing.T) { sandboxtest.FileAttacks(t, open, sandboxtest.FileWant{Transcribe: true}) })
 }

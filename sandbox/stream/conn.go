@@ -1,5 +1,5 @@
 // Package stream speaks the toolbox's line-delimited JSON protocol
-// (sandbox/docker/wire) over a byte stream to one sandbox: the attached
+// (sandbox/wire) over a byte stream to one sandbox: the attached
 // stdin/stdout of a Docker container, or the exec stream of a Kubernetes
 // pod. Both backends share it, so a tool call means the same thing, and
 // fails the same way, on either.

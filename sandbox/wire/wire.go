@@ -87,7 +87,7 @@ type Request struct {
 	// environment does not have.
 	Remove []string `json:"remove,omitempty"`
 	// Probe names the probe for OpProbe ("net", "status", "write", "fork",
-	// "alloc", "env") and Arg its parameter.
+	// "alloc", "env", "secrets", "sleep", "flood") and Arg its parameter.
 	Probe string `json:"probe,omitempty"`
 	Arg   int    `json:"arg,omitempty"`
 	// Path is OpFiles' folder.
