@@ -9,6 +9,8 @@ package local
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -44,9 +46,13 @@ type Backend struct {
 }
 
 // HostShell says how run_shell commands run on this host when allowed:
-// which user, and whether a pid namespace holds them to their call.
+// which user, and whether a pid namespace holds them to their call; or why
+// they cannot run here (root without a pid namespace).
 func HostShell() string {
-	_, how := toolbox.HostConfine()
+	_, how, err := toolbox.HostConfine()
+	if err != nil {
+		return "not at all: " + err.Error()
+	}
 	return how
 }
 
@@ -87,7 +93,9 @@ func (b *Backend) Capabilities() []sandbox.Capability {
 		out = append(out, sandbox.Audio)
 	}
 	if _, err := os.Stat(toolbox.DefaultShell); err == nil && b.AllowHostShell {
-		out = append(out, sandbox.Shell)
+		if _, _, err := toolbox.HostConfine(); err == nil {
+			out = append(out, sandbox.Shell)
+		}
 	}
 	return out
 }
@@ -113,31 +121,35 @@ func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, e
 		if err := toolbox.NonDumpable(); err != nil {
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
-		confine, _ = toolbox.HostConfine()
+		var err error
+		if confine, _, err = toolbox.HostConfine(); err != nil {
+			return nil, fmt.Errorf("local sandbox: %w", err)
+		}
 	}
-	dir, err := os.MkdirTemp(b.Root, "killchain-"+env.Run+"-")
+	top, err := os.MkdirTemp(b.Root, "killchain-"+env.Run+"-")
 	if err != nil {
 		return nil, fmt.Errorf("local sandbox: %w", err)
 	}
+	dir := top
 	if confine.Credential != nil {
-		if err := reachable(dir, confine.Credential.Uid); err != nil {
-			os.RemoveAll(dir)
+		if dir, err = hidden(top, confine.Credential.Uid); err != nil {
+			os.RemoveAll(top)
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
 	}
 	box := toolbox.New(dir, b.Transcriber)
 	box.Confine = confine
 	if err := box.Prepare(env); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(top)
 		return nil, fmt.Errorf("local sandbox: %w", err)
 	}
 	for _, sp := range env.Speech {
 		if err := b.speak(ctx, dir, sp); err != nil {
-			os.RemoveAll(dir)
+			os.RemoveAll(top)
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
 	}
-	return &Sandbox{box: box, dir: dir, limit: b.limiter()}, nil
+	return &Sandbox{box: box, dir: top, limit: b.limiter()}, nil
 }
 
 // speak synthesizes one clip into the run's folder.
@@ -193,6 +205,28 @@ func (s *Sandbox) Files(ctx context.Context, dir string) (map[string][]byte, err
 		return nil, err
 	}
 	return s.box.Files(dir)
+}
+
+// hidden makes the folder a run's tools work in when its commands run as
+// another user, uid: top/<128 random bits>, with top passable but not
+// listable (0711). Every run's commands run as that same user (nobody), so
+// another run's command must not find this run's workspace, whose name it
+// cannot list nor guess. The user must be able to pass through every
+// folder above top.
+func hidden(top string, uid uint32) (string, error) {
+	if err := reachable(top, uid); err != nil {
+		return "", err
+	}
+	var secret [16]byte
+	rand.Read(secret[:])
+	dir := filepath.Join(top, hex.EncodeToString(secret[:]))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(top, 0o711); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // reachable checks that the user uid, whom the run's commands run as, may

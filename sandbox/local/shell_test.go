@@ -114,3 +114,39 @@ func TestCallHonoursContext(t *testing.T) {
 		t.Errorf("the next call: %+v", res)
 	}
 }
+
+// Every run's commands run as the same user (nobody, as root), so a
+// command must not find another run's workspace: the run folders cannot
+// be listed, and the workspace lies under a name no command can guess.
+func TestRunsCannotReachEachOther(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("not root: commands run as this user, who owns every run's folder")
+	}
+	b := shellBackend(t)
+	if err := os.Chmod(b.Root, 0o1777); err != nil { // listable, as the system temp folder
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	env := sandbox.Env{Task: "reward_rounding", Shell: true, Files: map[string][]byte{"workspace/solution.sh": []byte("echo 41\n")}}
+	env.Run = "a"
+	a, err := b.Open(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(ctx)
+	env.Run = "b"
+	other, err := b.Open(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	runShell(t, other, "true") // b's workspace is nobody's now
+	res := runShell(t, a, `for w in `+b.Root+`/*/*/workspace `+b.Root+`/*/workspace; do echo "echo 42" > "$w/solution.sh" && echo "wrote $w"; done; ls `+b.Root+`/killchain-b-* 2>&1; echo done`)
+	if strings.Contains(res.Output, "wrote") {
+		t.Errorf("a command reached another run's workspace: %q", res.Output)
+	}
+	files, err := other.(sandbox.FileReader).Files(ctx, "workspace")
+	if err != nil || string(files["workspace/solution.sh"]) != "echo 41\n" {
+		t.Errorf("run b's solution = %q, %v", files["workspace/solution.sh"], err)
+	}
+}

@@ -217,18 +217,30 @@ func (b *Box) shareWorkspace() error {
 		}
 	}
 	for _, d := range []string{WorkspaceDir, shellTmpDir} {
-		root := filepath.Join(b.Dir, d)
-		err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			return os.Lchown(p, int(cred.Uid), int(cred.Gid))
-		})
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := lchownTree(filepath.Join(b.Dir, d), int(cred.Uid), int(cred.Gid)); err != nil {
 			return fmt.Errorf("share workspace: %w", err)
 		}
 	}
 	return nil
+}
+
+// lchownTree hands everything under dir to uid and gid, through an
+// os.Root: no link a command made leads the chown out of dir.
+func lchownTree(dir string, uid, gid int) error {
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return fs.WalkDir(root.FS(), ".", func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return root.Lchown(p, uid, gid)
+	})
 }
 
 // NonDumpable makes the calling process non-dumpable: its /proc entries
@@ -244,35 +256,52 @@ func NonDumpable() error {
 }
 
 // HostConfine is how run_shell commands are held on this host (the local
-// backend): as the user nobody in a pid namespace of their own when the
-// process is root; in a pid namespace inside a user namespace, as the
-// user, where the kernel allows it; else in a process group only, which a
-// command leaves with setsid. The string says which, for the user.
-func HostConfine() (Confine, string) { return hostConfine() }
+// backend), and a sentence that says so: as the user nobody in a pid
+// namespace of their own when the process is root; in a pid namespace
+// inside a user namespace, as the user, where the kernel allows it; else,
+// not root, in a process group only, which a command leaves with setsid.
+// As root without a pid namespace it is an error: a command that outlived
+// its call could race the tools, which run as root, in the workspace.
+func HostConfine() (Confine, string, error) {
+	h := hostConfine()
+	return h.c, h.how, h.err
+}
 
-var hostConfine = sync.OnceValues(func() (Confine, string) {
+type hostConfined struct {
+	c   Confine
+	how string
+	err error
+}
+
+var hostConfine = sync.OnceValue(func() hostConfined {
+	c, how, err := findHostConfine()
+	return hostConfined{c, how, err}
+})
+
+func findHostConfine() (Confine, string, error) {
 	if os.Getuid() == 0 {
 		nobody := &syscall.Credential{Uid: NobodyID, Gid: NobodyID, Groups: []uint32{}}
-		if c := (Confine{Credential: nobody, PidNamespace: true}); c.works() {
-			return c, fmt.Sprintf("as the user nobody (%d), in a pid namespace of their own", NobodyID)
+		c := Confine{Credential: nobody, PidNamespace: true}
+		if err := c.try(); err != nil {
+			return Confine{}, "", fmt.Errorf("as root, run_shell runs its commands as nobody in a pid namespace of their own, and this machine refused one: %w", err)
 		}
-		return Confine{Credential: nobody}, fmt.Sprintf("as the user nobody (%d), in a process group (no pid namespace here: a command can leave it with setsid)", NobodyID)
+		return c, fmt.Sprintf("as the user nobody (%d), in a pid namespace of their own", NobodyID), nil
 	}
-	if c := (Confine{PidNamespace: true, UserNamespace: true}); c.works() {
-		return c, fmt.Sprintf("as you (uid %d: not root, so they cannot run as another user), in a pid namespace of their own", os.Getuid())
+	if c := (Confine{PidNamespace: true, UserNamespace: true}); c.try() == nil {
+		return c, fmt.Sprintf("as you (uid %d: not root, so not as another user), in a pid namespace of their own", os.Getuid()), nil
 	}
-	return Confine{}, fmt.Sprintf("as you (uid %d: not root, so they cannot run as another user), in a process group (no user namespaces here: a command can leave it with setsid)", os.Getuid())
-})
+	return Confine{}, fmt.Sprintf("as you (uid %d: not root, so not as another user), in a process group (no user namespaces here: a command can leave it with setsid)", os.Getuid()), nil
+}
 
 // NobodyID is the uid and gid of nobody, whom commands run as on a host
 // where killchain is root.
 const NobodyID = 65534
 
-// works reports whether a command can start under c here.
-func (c Confine) works() bool {
+// try runs a command under c here.
+func (c Confine) try() error {
 	cmd := exec.Command(DefaultShell, "-c", "exit 0")
 	cmd.Dir = "/"
 	cmd.Env = []string{}
 	cmd.SysProcAttr = c.attr()
-	return cmd.Run() == nil
+	return cmd.Run()
 }
