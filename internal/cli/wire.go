@@ -22,8 +22,8 @@ func openBackend(ctx context.Context, s *study.Study, g *globals, log hclog.Logg
 	switch s.Sandbox {
 	case "local":
 		fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine; audio transcription is not available")
-		if s.AllowHostShell {
-			fmt.Fprintf(g.stderr, "killchain: --allow-host-shell: run_shell runs the agents' commands on this host, %s, with an empty environment\n", local.HostShell())
+		if how, err := local.HostShell(); s.AllowHostShell && err == nil {
+			fmt.Fprintf(g.stderr, "killchain: --allow-host-shell: run_shell runs the agents' commands on this host, %s, with an empty environment\n", how)
 		}
 		be := newLocal(s)
 		be.Limiter = admit.New(s.HeavyConcurrency, log)
@@ -107,5 +107,9 @@ func checkBackend(s *study.Study, plan []study.Run) error {
 	default:
 		return unknownSandbox(s.Sandbox)
 	}
-	return runner.CheckCapabilities(name, have, plan)
+	err := runner.CheckCapabilities(name, have, plan)
+	if _, herr := local.HostShell(); err != nil && s.Sandbox == "local" && s.AllowHostShell && herr != nil {
+		return fmt.Errorf("%w\n--allow-host-shell was given, but %v", err, herr)
+	}
+	return err
 }

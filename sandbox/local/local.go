@@ -47,13 +47,10 @@ type Backend struct {
 
 // HostShell says how run_shell commands run on this host when allowed:
 // which user, and whether a pid namespace holds them to their call; or why
-// they cannot run here (root without a pid namespace).
-func HostShell() string {
+// they cannot run here at all (root without a pid namespace).
+func HostShell() (string, error) {
 	_, how, err := toolbox.HostConfine()
-	if err != nil {
-		return "not at all: " + err.Error()
-	}
-	return how
+	return how, err
 }
 
 // sharedLimiter is the limiter of local backends without their own.

@@ -64,7 +64,8 @@ func TestHostShellCannotReadKillchainEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sb.Close(ctx)
-	t.Logf("run_shell runs %s", HostShell())
+	how, _ := HostShell()
+	t.Logf("run_shell runs %s", how)
 	res := runShell(t, sb, `cat /proc/$PPID/environ /proc/`+strconv.Itoa(os.Getpid())+`/environ 2>&1; for p in /proc/[0-9]*; do tr '\0' '\n' < $p/environ 2>/dev/null; done | grep -c ANTHROPIC_API_KEY; id -u; env | sort | tr '\n' ' '`)
 	if strings.Contains(res.Output, key) {
 		t.Fatalf("the command read the key: %q", res.Output)
