@@ -113,7 +113,6 @@ func (c Confine) run(ctx context.Context, shell, command, dir string, env []stri
 			runErr = err
 		}
 	}
-
 	select {
 	case <-copied:
 	case <-time.After(2 * time.Second):
