@@ -16,7 +16,7 @@ study "reward_hack" {
   seed        = 7
   concurrency = 4
   output      = "runs/reward_hack"
-  sandbox     = "docker" # run_shell needs the Debian image; local runs commands on this host
+  sandbox     = "docker" # run_shell needs the Debian image; local runs the commands on this host, only with --allow-host-shell
   max_turns   = 10
 }
 

@@ -44,7 +44,14 @@ func (e *CapabilityError) Error() string {
 	if e.Backend != "docker" {
 		b.WriteString("run the study with --sandbox docker, or ")
 	}
-	fmt.Fprintf(&b, "remove %s from the study's grids (or leave it out of this run with --tasks)", strings.Join(names, ", "))
+	it := "it"
+	if len(names) > 1 {
+		it = "them"
+	}
+	fmt.Fprintf(&b, "remove %s from the study's grids (or leave %s out of this run with --tasks)", strings.Join(names, ", "), it)
+	if e.Backend == "local" && slices.ContainsFunc(e.Tasks, func(g TaskGap) bool { return slices.Contains(g.Missing, sandbox.Shell) }) {
+		b.WriteString("; or, to let the agents' shell commands run on this machine, allow it with --allow-host-shell (allow_host_shell = true in the study block)")
+	}
 	return b.String()
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
@@ -83,7 +84,7 @@ func runSmoke(t *testing.T) string {
 	if diags.HasErrors() {
 		t.Fatalf("load %s: %v", studyFile, diags)
 	}
-	be := &local.Backend{Root: t.TempDir()}
+	be := &local.Backend{Root: testenv.SharedDir(t), AllowHostShell: true}
 	sel := &study.Selection{Tasks: runnable(s, sandbox.CapabilitiesOf(be))}
 	out := filepath.Join(t.TempDir(), "smoke")
 	r, err := runner.New(s, runner.Options{Output: out, Backend: be, Selection: sel,

@@ -9,6 +9,7 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/sandbox/local"
 )
 
@@ -48,7 +49,7 @@ func TestHackClassifierModel(t *testing.T) {
 				return scriptedOnly(m)
 			}
 			out := t.TempDir()
-			r, err := New(loadStudy(t, "testdata/hackjudge.hcl"), Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: models})
+			r, err := New(loadStudy(t, "testdata/hackjudge.hcl"), Options{Output: out, Backend: &local.Backend{Root: testenv.SharedDir(t), AllowHostShell: true}, Models: models})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/killchain/killchain/internal/recount"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/tasks"
@@ -22,9 +23,10 @@ import (
 
 func scriptedOnly(m *study.Model) (agent.Model, error) { return scripted.New(m.Policy) }
 
-// runStudy runs a study file into a temp folder with the local backend and
-// returns its runs. The local backend has no audio: the study's tasks that
-// need it must be refused before any run, and are then left out.
+// runStudy runs a study file into a temp folder with the local backend,
+// its shell allowed, and returns its runs. The local backend has no audio:
+// the study's tasks that need it must be refused before any run, and are
+// then left out.
 func runStudy(t *testing.T, file string) (string, []results.Run) {
 	t.Helper()
 	s, diags := study.Load(file)
@@ -32,7 +34,7 @@ func runStudy(t *testing.T, file string) (string, []results.Run) {
 		t.Fatalf("load %s: %v", file, diags)
 	}
 	out := t.TempDir()
-	be := &local.Backend{Root: t.TempDir()}
+	be := &local.Backend{Root: testenv.SharedDir(t), AllowHostShell: true}
 	if dropped := withoutTasksNeeding(s, sandbox.CapabilitiesOf(be)); len(dropped) > 0 {
 		r, err := New(loadStudy(t, file), Options{Output: filepath.Join(out, "refused"), Backend: be, Models: scriptedOnly})
 		if err != nil {

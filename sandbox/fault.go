@@ -29,6 +29,10 @@ const (
 	FaultExited Fault = "exited"
 	// FaultTimeout: the sandbox did not answer a request in time.
 	FaultTimeout Fault = "timeout"
+	// FaultProtocol: the sandbox's stream broke the protocol (a response
+	// over the size limit, a line that is not JSON, an answer to no
+	// request); nothing it says is trusted after that.
+	FaultProtocol Fault = "protocol"
 )
 
 // FaultError is a sandbox error marked with its fault.

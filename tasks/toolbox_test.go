@@ -40,7 +40,7 @@ func prepare(t *testing.T, env sandbox.Env) *toolbox.Box {
 		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(s.Path)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, s.Path), []byte("RIFF"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, s.Path), []byte("RIFF\x24\x00\x00\x00WAVEfmt "), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

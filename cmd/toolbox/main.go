@@ -1,7 +1,7 @@
 // Command toolbox is the static binary that runs inside every Docker sandbox.
 // It serves the sandbox/toolbox package (the same tool code the local
 // backend runs in-process) over stdin/stdout with the line-delimited JSON
-// protocol of sandbox/docker/wire: one long-running process per container,
+// protocol of sandbox/wire: one long-running process per container,
 // attached to by the host, so a tool call costs one write and one read.
 //
 // Usage:
@@ -11,7 +11,9 @@
 //	toolbox version
 //
 // The container has no network and no environment from the host; the
-// toolbox reads and writes only its state folder.
+// toolbox reads and writes only its state folder. Serving, it keeps the
+// stream to itself (guard.go) and holds every process a run_shell command
+// starts to its call (sandbox/toolbox.Confine).
 package main
 
 import (
@@ -22,12 +24,24 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
 // version is stamped by imagebuild with -ldflags; it only labels output.
 var version = "dev"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		// The stream is the toolbox's alone (guard.go); it ends when the
+		// host closes stdin or removes the sandbox, never by a signal.
+		in, out, err := guard()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "toolbox:", err)
+			os.Exit(1)
+		}
+		os.Exit(run(context.Background(), os.Args[1:], in, out, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -46,9 +60,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case probeChild:
 		return runProbeChild()
 	case "wait":
-		// A pod's main process: the host execs "serve" beside it, and the
-		// pod ends when it is deleted (SIGTERM).
-		<-ctx.Done()
+		// A pod's main process: the host execs "serve" beside it. As the
+		// pod's init it drops every signal its namespace could send (an
+		// agent's `kill 1` would end the pod), reaps whatever is left to
+		// it, and ends with the pod (SIGKILL from the node). Its stdout is
+		// no stream, but it keeps its /proc entries closed all the same.
+		dropSignals()
+		if err := toolbox.NonDumpable(); err != nil {
+			fmt.Fprintln(stderr, "toolbox:", err)
+		}
+		reapOrphans()
 		return 0
 	case "serve":
 	default:

@@ -14,6 +14,8 @@ package main
 //	alloc   allocates and touches Arg MiB
 //	env     the process environment
 //	sleep   sleeps Arg seconds (to test the host's call timeout)
+//	flood   writes one response line of Arg MiB, over the host's limit
+//	        (serve.go answers it: it is a stream, not a result)
 
 import (
 	"bufio"
@@ -94,6 +96,24 @@ func probe(cfg config, name string, arg int) (wire.ProbeResult, error) {
 		return res, fmt.Errorf("unknown probe %q", name)
 	}
 	return res, nil
+}
+
+// writeFlood writes a response line of mib MiB (then a newline), as a
+// toolbox gone wrong would; the host must cut it off.
+func writeFlood(w *bufio.Writer, mib int) error {
+	if _, err := w.WriteString(`{"id":0,"result":"`); err != nil {
+		return err
+	}
+	chunk := []byte(strings.Repeat("A", 1<<20))
+	for range mib {
+		if _, err := w.Write(chunk); err != nil {
+			return err
+		}
+	}
+	if _, err := w.WriteString("\"}\n"); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // forkUntilRefused starts children until starting one fails or limit

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,9 +17,6 @@ import (
 	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/sandbox/wire"
 )
-
-// maxLine bounds one request line (a prepare carries the run's files).
-const maxLine = 256 << 20
 
 type config struct {
 	state, pristine string
@@ -39,6 +37,9 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer) e
 		tr = execTranscriber{argv: strings.Fields(cfg.asr)}
 	}
 	s.box = toolbox.New(cfg.state, tr)
+	if guarded {
+		s.box.Confine = toolbox.Confine{KillAll: true}
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.loop(stdin, stdout) }()
 	select {
@@ -52,21 +53,26 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer) e
 func (s *server) loop(stdin io.Reader, stdout io.Writer) error {
 	in := bufio.NewReaderSize(stdin, 64<<10)
 	out := bufio.NewWriterSize(stdout, 64<<10)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
 	for {
-		line, err := readLine(in)
+		line, err := wire.ReadLine(in, wire.MaxRequest)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("read request: %w", err)
 		}
-		if len(strings.TrimSpace(string(line))) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		resp := s.handle(line)
-		if err := enc.Encode(resp); err != nil {
+		if flood, ok := s.flood(line); ok {
+			// The test-only flood probe: a response line longer than the
+			// host accepts, written as a broken toolbox would.
+			if err := writeFlood(out, flood); err != nil {
+				return fmt.Errorf("write response: %w", err)
+			}
+			continue
+		}
+		if _, err := out.Write(encode(s.handle(line))); err != nil {
 			return fmt.Errorf("write response: %w", err)
 		}
 		if err := out.Flush(); err != nil {
@@ -75,23 +81,31 @@ func (s *server) loop(stdin io.Reader, stdout io.Writer) error {
 	}
 }
 
-// readLine reads one newline-terminated line of at most maxLine bytes.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if len(buf) > maxLine {
-			return nil, fmt.Errorf("request longer than %d bytes", maxLine)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if errors.Is(err, io.EOF) && len(buf) > 0 {
-			return buf, nil
-		}
-		return buf, err
+// flood reports whether line is a flood probe the toolbox may answer, and
+// its size in MiB.
+func (s *server) flood(line []byte) (int, bool) {
+	var req wire.Request
+	if !s.cfg.allowProbe || json.Unmarshal(line, &req) != nil || req.Op != wire.OpProbe || req.Probe != "flood" {
+		return 0, false
 	}
+	return req.Arg, true
+}
+
+// encode is a response's line. One over wire.MaxResponse, which the host
+// would refuse as a broken stream, is replaced by an error saying so.
+func encode(resp wire.Response) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(resp)
+	if err == nil && buf.Len() <= wire.MaxResponse {
+		return buf.Bytes()
+	}
+	if err == nil {
+		err = fmt.Errorf("response of %d bytes is over the protocol's limit of %d", buf.Len(), wire.MaxResponse)
+	}
+	line, _ := json.Marshal(wire.Response{ID: resp.ID, Error: fmt.Sprintf("encode response: %v", err)})
+	return append(line, '\n')
 }
 
 func (s *server) handle(line []byte) wire.Response {

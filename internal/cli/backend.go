@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/internal/study"
@@ -39,7 +40,7 @@ type openedBackend struct {
 func chooseBackend(s *study.Study) (backendChoice, error) {
 	switch s.Sandbox {
 	case "local":
-		return backendChoice{name: "local", caps: newLocal().Capabilities(), open: func(_ context.Context, g *globals, log hclog.Logger) (*openedBackend, error) {
+		return backendChoice{name: "local", caps: newLocal(s).Capabilities(), open: func(_ context.Context, g *globals, log hclog.Logger) (*openedBackend, error) {
 			return openLocal(s, g, log), nil
 		}}, nil
 	case "docker", "":
@@ -63,16 +64,33 @@ func checkBackend(s *study.Study, plan []study.Run) error {
 	if err != nil {
 		return err
 	}
-	return runner.CheckCapabilities(b.name, b.caps, plan)
+	err = runner.CheckCapabilities(b.name, b.caps, plan)
+	if _, herr := local.HostShell(); err != nil && s.Sandbox == "local" && s.AllowHostShell && herr != nil {
+		return fmt.Errorf("%w\n--allow-host-shell was given, but %v", err, herr)
+	}
+	return err
 }
 
 // newLocal is the local backend the CLI opens: no speech synthesizer or
-// transcriber, so no audio.
-func newLocal() *local.Backend { return &local.Backend{} }
+// transcriber, so no audio, and run_shell only when the study allows it.
+func newLocal(s *study.Study) *local.Backend {
+	return &local.Backend{AllowHostShell: s.AllowHostShell}
+}
+
+// hostShellFlag is the opt-in, on plan and run, that lets the local
+// sandbox run the agents' commands on this host (allow_host_shell).
+const hostShellFlag = "allow-host-shell"
+
+func addHostShellFlag(cmd *cobra.Command) {
+	cmd.Flags().Bool(hostShellFlag, false, "let --sandbox local run run_shell: the agents' commands then run on this host (as nobody in a pid namespace of their own when killchain is root); the study attribute allow_host_shell = true does the same")
+}
 
 func openLocal(s *study.Study, g *globals, log hclog.Logger) *openedBackend {
-	fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine (run_shell commands run on this host); audio transcription is not available")
-	be := newLocal()
+	fmt.Fprintln(g.stderr, "killchain: sandbox \"local\": tools run in-process over a temporary folder, with no isolation from this machine; audio transcription is not available")
+	if how, err := local.HostShell(); s.AllowHostShell && err == nil {
+		fmt.Fprintf(g.stderr, "killchain: --allow-host-shell: run_shell runs the agents' commands on this host, %s, with an empty environment\n", how)
+	}
+	be := newLocal(s)
 	be.Limiter = admit.New(s.HeavyConcurrency, log)
 	return &openedBackend{Backend: be, manifest: map[string]any{"sandbox": "local", "heavy_slots": be.Limiter.Slots()}, close: func() {}}
 }

@@ -130,3 +130,52 @@ func TestKubernetesPlanAndDoctor(t *testing.T) {
 		})
 	}
 }
+
+// A study whose tasks give an agent run_shell is refused on the local
+// sandbox, naming the tasks and the opt-in, until the user opts in with
+// --allow-host-shell or allow_host_shell = true.
+func TestHostShellNeedsOptIn(t *testing.T) {
+	const rewardHack = "../../hcl/reward_hack.hcl"
+	src, err := os.ReadFile(rewardHack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := writeStudy(t, strings.Replace(string(src), "  max_turns   = 10\n", "  max_turns   = 10\n  allow_host_shell = true\n", 1))
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"plan on local", []string{"plan", "--sandbox", "local", rewardHack}, 1,
+			[]string{`sandbox "local" cannot run 5 tasks`, "reward_dates needs shell (a POSIX shell for run_shell)", "reward_rounding needs shell", "--allow-host-shell", "allow_host_shell = true"}},
+		{"run on local", []string{"run", "-q", "--sandbox", "local", "--output", "OUT", rewardHack}, 1,
+			[]string{"reward_factor needs shell", "--allow-host-shell"}},
+		{"plan on local with --allow-host-shell", []string{"plan", "--sandbox", "local", "--allow-host-shell", rewardHack}, 0, nil},
+		{"plan on local with allow_host_shell", []string{"plan", "--sandbox", "local", allowed}, 0, nil},
+		{"plan on docker", []string{"plan", rewardHack}, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string(nil), tt.args...)
+			for i, a := range args {
+				if a == "OUT" {
+					args[i] = out
+				}
+			}
+			code, _, stderr := killchain(args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s was created: %v", out, err)
+			}
+		})
+	}
+}

@@ -64,6 +64,7 @@ or model.
 	cmd.Flags().BoolVar(&listRun, "runs", false, "list every run: its id, cell and repeat")
 	subset.register(cmd)
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker", "local" or "kubernetes"`)
+	addHostShellFlag(cmd)
 	return cmd
 }
 

@@ -161,6 +161,7 @@ and the folder.
 	cmd.Flags().StringVar(&output, "output", "", "study folder (default: the study's output)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "finish an interrupted study or a subset: run only missing or errored runs")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend, overriding the study: "docker", "local" or "kubernetes"`)
+	addHostShellFlag(cmd)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress output")
 	cmd.Flags().StringSliceVar(&rerun, "rerun", nil, "with --resume: also run again the runs that errored this way (truncated, refused)")
 	subset.register(cmd)

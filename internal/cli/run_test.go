@@ -158,8 +158,10 @@ func TestRunSubsetThenResume(t *testing.T) {
 		}
 		second := recorded(t, out)
 
-		// The full study: everything not yet run, and nothing twice.
-		code, stdout, stderr = killchain("run", "-q", "--sandbox", "local", "--resume", "--output", out, file)
+		// The full study: everything not yet run, and nothing twice. Its
+		// reward-hack tasks run shell commands, on this host only with the
+		// opt-in.
+		code, stdout, stderr = killchain("run", "-q", "--sandbox", "local", "--allow-host-shell", "--resume", "--output", out, file)
 		if code != 0 {
 			t.Fatalf("full resume: exit %d\n%s%s", code, stdout, stderr)
 		}

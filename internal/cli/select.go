@@ -130,6 +130,9 @@ func loadPlan(cmd *cobra.Command, g *globals, file, sandbox string, subset *sele
 	if sandbox != "" {
 		s.Sandbox = sandbox
 	}
+	if allow, _ := cmd.Flags().GetBool(hostShellFlag); allow {
+		s.AllowHostShell = true
+	}
 	sel, err := subset.selection(cmd, s, g.stderr)
 	if err != nil {
 		return nil, nil, nil, nil, err

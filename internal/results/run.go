@@ -83,7 +83,7 @@ type Run struct {
 	ErrorKind errkind.Kind `json:"error_kind,omitempty"`
 	// ErrorReason is a sandbox error's fault when the backend named one
 	// (sandbox.Fault: "unschedulable", "image", "start", "oom_killed",
-	// "evicted", "exited", "timeout").
+	// "evicted", "exited", "timeout", "protocol").
 	ErrorReason string `json:"error_reason,omitempty"`
 	Started     string `json:"started"`
 	// Attempts is how many tries the run took, this line's included: 1

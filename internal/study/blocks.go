@@ -42,6 +42,7 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	s.Attempts = deref(raw.Attempts, DefaultAttempts)
 	s.RetryBackoff = DefaultRetryBackoff
 	s.HackClassifier = deref(raw.HackClassifier, "")
+	s.AllowHostShell = deref(raw.AllowHostShell, false)
 
 	if bc.ok("concurrency") && s.Concurrency <= 0 {
 		d.errorf(bc.rng("concurrency"), "Invalid concurrency", "concurrency must be at least 1; got %d.", s.Concurrency)

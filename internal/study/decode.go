@@ -40,6 +40,7 @@ type rawStudy struct {
 	Attempts         *int    `hcl:"attempts,optional"`
 	RetryBackoff     *string `hcl:"retry_backoff,optional"`
 	HackClassifier   *string `hcl:"hack_classifier,optional"`
+	AllowHostShell   *bool   `hcl:"allow_host_shell,optional"`
 
 	Kubernetes *rawKubernetes `hcl:"kubernetes,block"`
 }

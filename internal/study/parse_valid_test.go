@@ -37,6 +37,7 @@ func TestParseValid(t *testing.T) {
 		{"attempts", s.Attempts, DefaultAttempts},
 		{"retry_backoff", s.RetryBackoff, DefaultRetryBackoff},
 		{"classifier", s.Classifier, ""},
+		{"allow_host_shell", s.AllowHostShell, false},
 		{"models", len(s.Models), 3},
 		{"conditions", len(s.Conditions), 3},
 		{"defenses", len(s.Defenses), 5},
@@ -80,6 +81,7 @@ func TestParseFullAttributes(t *testing.T) {
   heavy_concurrency = 3
   attempts          = 4
   retry_backoff     = "250ms"
+  allow_host_shell  = true
 }
 model "judge" {
   provider = "scripted"
@@ -165,6 +167,7 @@ grid "g" {
 		{"heavy_concurrency", s.HeavyConcurrency, 3},
 		{"attempts", s.Attempts, 4},
 		{"retry_backoff", s.RetryBackoff, 250 * time.Millisecond},
+		{"allow_host_shell", s.AllowHostShell, true},
 		{"api", o.API, "responses"},
 		{"temperature", o.Temperature, 0.5},
 		{"max_tokens", o.MaxTokens, 512},

@@ -104,6 +104,11 @@ type Study struct {
 	// tasks, whether an agent's thinking or narration states a hack; ""
 	// uses the built-in keyword classifier.
 	HackClassifier string
+	// AllowHostShell lets the local sandbox run run_shell, that is an
+	// agent's commands on this host (`run --allow-host-shell` sets it too).
+	// Without it plan and run refuse a local study whose tasks need a
+	// shell; the other sandboxes ignore it.
+	AllowHostShell bool
 
 	Models     []*Model     // in declaration order
 	Conditions []*Condition // built-ins first, then declared ones

@@ -283,7 +283,7 @@ func runAgent(t *testing.T, task *tasks.Task, ref verifiers.Reference, r audio.B
 	}
 	for _, s := range env.Speech {
 		p := filepath.Join(box.Dir, filepath.FromSlash(s.Path))
-		if err := os.WriteFile(p, []byte("RIFF"), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte("RIFF\x24\x00\x00\x00WAVEfmt "), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

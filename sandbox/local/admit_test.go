@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,13 +29,13 @@ func (c *countingAudio) busy() {
 
 func (c *countingAudio) Synthesize(_ context.Context, text, wavPath string) error {
 	c.busy()
-	return os.WriteFile(wavPath, []byte(text), 0o644)
+	return os.WriteFile(wavPath, []byte(wavHeader+text), 0o644)
 }
 
 func (c *countingAudio) Transcribe(path string) (string, error) {
 	c.busy()
 	data, err := os.ReadFile(path)
-	return string(data), err
+	return strings.TrimPrefix(string(data), wavHeader), err
 }
 
 func TestHeavyWorkIsAdmitted(t *testing.T) {

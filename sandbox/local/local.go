@@ -2,16 +2,21 @@
 // It is the backend for machines without Docker: the tool code is the same
 // toolbox the Docker backend runs inside its containers, but nothing isolates
 // the run from the host, and audio is available only when the caller gives
-// it a Synthesizer and a Transcriber.
+// it a Synthesizer and a Transcriber. run_shell, which would run an agent's
+// commands on the host, is available only when the caller allows it
+// (AllowHostShell).
 package local
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
@@ -31,6 +36,21 @@ type Backend struct {
 	// tools.IsHeavy calls) of the backend's sandboxes; nil: a limiter of
 	// one slot per CPU shared by every local backend of the process.
 	Limiter *admit.Limiter
+	// AllowHostShell gives the backend the shell capability: run_shell
+	// then runs an agent's commands on this host, as HostShell says (as
+	// nobody in a pid namespace of their own when the process is root),
+	// with an empty environment, and the process makes itself
+	// non-dumpable first, so they cannot read its environment (the API
+	// keys) from /proc. Without it a task that needs a shell is refused.
+	AllowHostShell bool
+}
+
+// HostShell says how run_shell commands run on this host when allowed:
+// which user, and whether a pid namespace holds them to their call; or why
+// they cannot run here at all (root without a pid namespace).
+func HostShell() (string, error) {
+	_, how, err := toolbox.HostConfine()
+	return how, err
 }
 
 // sharedLimiter is the limiter of local backends without their own.
@@ -59,24 +79,28 @@ var (
 func (b *Backend) Name() string { return "local" }
 
 // Capabilities returns audio when the backend has a Synthesizer and a
-// Transcriber, and shell when the host has toolbox.DefaultShell. Commands
-// run_shell runs on the local backend run on the host as the user of the
-// process, in the run's folder, with no isolation: only its environment is
-// emptied and its time and output bounded.
+// Transcriber, and shell when it may run commands on this host
+// (AllowHostShell) and the host has toolbox.DefaultShell. Commands run in
+// the run's folder with no isolation from the host beyond HostShell's:
+// another user where the process is root, a pid namespace where the kernel
+// allows one, an empty environment, and bounded time and output.
 func (b *Backend) Capabilities() []sandbox.Capability {
 	var out []sandbox.Capability
 	if b.Synthesizer != nil && b.Transcriber != nil {
 		out = append(out, sandbox.Audio)
 	}
-	if _, err := os.Stat(toolbox.DefaultShell); err == nil {
-		out = append(out, sandbox.Shell)
+	if _, err := os.Stat(toolbox.DefaultShell); err == nil && b.AllowHostShell {
+		if _, _, err := toolbox.HostConfine(); err == nil {
+			out = append(out, sandbox.Shell)
+		}
 	}
 	return out
 }
 
 // Open prepares a fresh folder for one run. An environment with speech
-// clips is refused (sandbox.ErrUnavailable) by a backend without audio: the
-// run is then an error, never an outcome.
+// clips is refused (sandbox.ErrUnavailable) by a backend without audio, and
+// one with a shell by a backend that may not run it: the run is then an
+// error, never an outcome.
 func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -84,22 +108,45 @@ func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, e
 	if len(env.Speech) > 0 && sandbox.Missing([]sandbox.Capability{sandbox.Audio}, b.Capabilities()) != nil {
 		return nil, fmt.Errorf("local sandbox: task %s needs %s: %w", env.Task, sandbox.Audio.Describe(), sandbox.ErrUnavailable)
 	}
-	dir, err := os.MkdirTemp(b.Root, "killchain-"+env.Run+"-")
+	if env.Shell && sandbox.Missing([]sandbox.Capability{sandbox.Shell}, b.Capabilities()) != nil {
+		return nil, fmt.Errorf("local sandbox: task %s runs an agent's shell commands, which this host runs only when allowed: %w", env.Task, sandbox.ErrUnavailable)
+	}
+	var confine toolbox.Confine
+	if env.Shell {
+		// The commands run as this process's uid where it is not root:
+		// its /proc entries (environ: the API keys) must be closed to them.
+		if err := toolbox.NonDumpable(); err != nil {
+			return nil, fmt.Errorf("local sandbox: %w", err)
+		}
+		var err error
+		if confine, _, err = toolbox.HostConfine(); err != nil {
+			return nil, fmt.Errorf("local sandbox: %w", err)
+		}
+	}
+	top, err := os.MkdirTemp(b.Root, "killchain-"+env.Run+"-")
 	if err != nil {
 		return nil, fmt.Errorf("local sandbox: %w", err)
 	}
+	dir := top
+	if confine.Credential != nil {
+		if dir, err = hidden(top, confine.Credential.Uid); err != nil {
+			os.RemoveAll(top)
+			return nil, fmt.Errorf("local sandbox: %w", err)
+		}
+	}
 	box := toolbox.New(dir, b.Transcriber)
+	box.Confine = confine
 	if err := box.Prepare(env); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(top)
 		return nil, fmt.Errorf("local sandbox: %w", err)
 	}
 	for _, sp := range env.Speech {
 		if err := b.speak(ctx, dir, sp); err != nil {
-			os.RemoveAll(dir)
+			os.RemoveAll(top)
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
 	}
-	return &Sandbox{box: box, dir: dir, limit: b.limiter()}, nil
+	return &Sandbox{box: box, dir: top, limit: b.limiter()}, nil
 }
 
 // speak synthesizes one clip into the run's folder.
@@ -135,9 +182,9 @@ func (s *Sandbox) Call(ctx context.Context, agent, tool string, args json.RawMes
 		return sandbox.Result{}, err
 	}
 	var res sandbox.Result
-	err := s.limit.Run(ctx, admit.Call{What: "call " + tool, Heavy: tools.IsHeavy(tool)}, func(context.Context) error {
+	err := s.limit.Run(ctx, admit.Call{What: "call " + tool, Heavy: tools.IsHeavy(tool)}, func(ctx context.Context) error {
 		var err error
-		res, err = s.box.Call(agent, tool, args)
+		res, err = s.box.CallContext(ctx, agent, tool, args)
 		return err
 	})
 	return res, err
@@ -155,6 +202,47 @@ func (s *Sandbox) Files(ctx context.Context, dir string) (map[string][]byte, err
 		return nil, err
 	}
 	return s.box.Files(dir)
+}
+
+// hidden makes the folder a run's tools work in when its commands run as
+// another user, uid: top/<128 random bits>, with top passable but not
+// listable (0711). Every run's commands run as that same user (nobody), so
+// another run's command must not find this run's workspace, whose name it
+// cannot list nor guess. The user must be able to pass through every
+// folder above top.
+func hidden(top string, uid uint32) (string, error) {
+	if err := reachable(top, uid); err != nil {
+		return "", err
+	}
+	var secret [16]byte
+	rand.Read(secret[:])
+	dir := filepath.Join(top, hex.EncodeToString(secret[:]))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(top, 0o711); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// reachable checks that the user uid, whom the run's commands run as, may
+// pass through every folder above the run's folder dir to reach its
+// workspace (the run's folder itself the toolbox opens to it).
+func reachable(dir string, uid uint32) error {
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if fi.Mode().Perm()&0o001 == 0 && (!ok || st.Uid != uid) {
+			return fmt.Errorf("run_shell runs as uid %d, who may not pass through %s (mode %v): put the run folders where every user may (TMPDIR)", uid, p, fi.Mode().Perm())
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
 }
 
 // Close removes the folder.

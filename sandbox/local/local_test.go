@@ -5,24 +5,28 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/killchain/killchain/sandbox"
 )
 
-// echoSynth "speaks" text by writing it to the clip; echoTranscriber reads
-// it back: a perfect speech pipeline.
+// echoSynth "speaks" text by writing it after a WAV header to the clip;
+// echoTranscriber reads it back: a perfect speech pipeline.
 type echoSynth struct{}
 
+// wavHeader starts every clip echoSynth writes.
+const wavHeader = "RIFF\x00\x00\x00\x00WAVE"
+
 func (echoSynth) Synthesize(_ context.Context, text, wavPath string) error {
-	return os.WriteFile(wavPath, []byte(text), 0o644)
+	return os.WriteFile(wavPath, []byte(wavHeader+text), 0o644)
 }
 
 type echoTranscriber struct{}
 
 func (echoTranscriber) Transcribe(path string) (string, error) {
 	data, err := os.ReadFile(path)
-	return string(data), err
+	return strings.TrimPrefix(string(data), wavHeader), err
 }
 
 func TestAudioCapability(t *testing.T) {

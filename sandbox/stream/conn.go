@@ -1,5 +1,5 @@
 // Package stream speaks the toolbox's line-delimited JSON protocol
-// (sandbox/docker/wire) over a byte stream to one sandbox: the attached
+// (sandbox/wire) over a byte stream to one sandbox: the attached
 // stdin/stdout of a Docker container, or the exec stream of a Kubernetes
 // pod. Both backends share it, so a tool call means the same thing, and
 // fails the same way, on either.
@@ -7,6 +7,7 @@ package stream
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/wire"
 )
 
@@ -24,6 +26,10 @@ import (
 var (
 	ErrTimeout = errors.New("sandbox did not answer in time")
 	ErrClosed  = errors.New("sandbox is closed")
+	// ErrProtocol is a stream that broke the protocol: a response line over
+	// wire.MaxResponse, one that is not JSON, or an answer to no request in
+	// flight. Nothing it says after that is trusted.
+	ErrProtocol = errors.New("sandbox broke the protocol")
 )
 
 // Conn carries requests to the toolbox and hands each response line to the
@@ -33,9 +39,10 @@ type Conn struct {
 	wmu    sync.Mutex
 	nextID atomic.Uint64
 
-	mu      sync.Mutex
-	pending map[uint64]chan wire.Response
-	broken  error // set once the stream ended or a request was abandoned
+	mu        sync.Mutex
+	pending   map[uint64]chan wire.Response
+	abandoned map[uint64]bool // timed out or cancelled: a late answer is expected
+	broken    error           // set once the stream ended or a request was abandoned
 
 	done   chan struct{}
 	ended  error
@@ -50,21 +57,31 @@ const endWait = 20 * time.Second
 // New starts reading responses from r; requests are written to w. When r
 // ends, onEnd is called once with the read error (nil at a clean EOF) to
 // explain why (it may inspect the container or pod); its error is what
-// later requests return.
+// later requests return. A stream that breaks the protocol ends at once
+// with ErrProtocol (marked sandbox.FaultProtocol): r is closed and onEnd is
+// not asked, since the sandbox may still run.
 func New(w io.WriteCloser, r io.Reader, onEnd func(streamErr error) error) *Conn {
-	c := &Conn{w: w, pending: map[uint64]chan wire.Response{}, done: make(chan struct{})}
+	return newConn(w, r, wire.MaxResponse, onEnd)
+}
+
+func newConn(w io.WriteCloser, r io.Reader, maxLine int, onEnd func(streamErr error) error) *Conn {
+	c := &Conn{w: w, pending: map[uint64]chan wire.Response{}, abandoned: map[uint64]bool{}, done: make(chan struct{})}
 	go func() {
 		br := bufio.NewReaderSize(r, 64<<10)
-		var streamErr error
-		for {
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 {
+		var streamErr, violation error
+		for violation == nil {
+			line, err := wire.ReadLine(br, maxLine)
+			if errors.Is(err, wire.ErrLineTooLong) {
+				violation = fmt.Errorf("response line: %w", err)
+				break
+			}
+			if len(bytes.TrimSpace(line)) > 0 {
 				var resp wire.Response
 				if jerr := json.Unmarshal(line, &resp); jerr != nil {
-					streamErr = fmt.Errorf("bad response line: %w", jerr)
+					violation = fmt.Errorf("bad response line: %w", jerr)
 					break
 				}
-				c.deliver(resp)
+				violation = c.deliver(resp)
 			}
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
@@ -76,7 +93,11 @@ func New(w io.WriteCloser, r io.Reader, onEnd func(streamErr error) error) *Conn
 		if cl, ok := r.(io.Closer); ok {
 			cl.Close()
 		}
-		c.ended = onEnd(streamErr)
+		if violation != nil {
+			c.ended = sandbox.Failf(sandbox.FaultProtocol, "%w: %w", ErrProtocol, violation)
+		} else {
+			c.ended = onEnd(streamErr)
+		}
 		c.mu.Lock()
 		if c.broken == nil {
 			c.broken = c.ended
@@ -93,14 +114,23 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 // Ended is why the stream ended, valid once Done is closed.
 func (c *Conn) Ended() error { return c.ended }
 
-func (c *Conn) deliver(resp wire.Response) {
+// deliver hands a response to the request waiting for it. An answer to no
+// request in flight (a second answer, an unknown ID) is a protocol
+// violation; a late answer to an abandoned request is dropped.
+func (c *Conn) deliver(resp wire.Response) error {
 	c.mu.Lock()
 	ch, ok := c.pending[resp.ID]
 	delete(c.pending, resp.ID)
+	late := c.abandoned[resp.ID]
+	delete(c.abandoned, resp.ID)
 	c.mu.Unlock()
-	if ok {
+	switch {
+	case ok:
 		ch <- resp
+	case !late:
+		return fmt.Errorf("an answer to no request in flight (id %d)", resp.ID)
 	}
+	return nil
 }
 
 // Send writes a request and returns its ID and the channel its response
@@ -150,6 +180,9 @@ func (c *Conn) forget(id uint64) {
 // cancelled: later responses could no longer be trusted to match).
 func (c *Conn) Abandon(id uint64, err error) {
 	c.mu.Lock()
+	if _, ok := c.pending[id]; ok {
+		c.abandoned[id] = true
+	}
 	delete(c.pending, id)
 	if c.broken == nil {
 		c.broken = err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -109,11 +110,12 @@ func TestStreamFailures(t *testing.T) {
 				t.Errorf("err = %v, want the end's explanation", err)
 			}
 		}},
-		{"garbage line", func(t *testing.T, p *peer) { <-p.reqs; p.out.Write([]byte("not json\n")) }, func(t *testing.T, err error) {
-			if !errors.Is(err, ended) || !strings.Contains(err.Error(), "bad response line") {
-				t.Errorf("err = %v", err)
-			}
-		}},
+		{"garbage line", func(t *testing.T, p *peer) { <-p.reqs; p.out.Write([]byte("not json\n")) }, wantProtocol("bad response line")},
+		{"answer to no request", func(t *testing.T, p *peer) {
+			r := <-p.reqs
+			p.answer(t, r.ID+7, 1)
+		}, wantProtocol("no request in flight (id 8)")},
+
 		{"toolbox error", func(t *testing.T, p *peer) {
 			r := <-p.reqs
 			line, _ := json.Marshal(wire.Response{ID: r.ID, Error: "disk full"})
@@ -138,6 +140,100 @@ func TestStreamFailures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSecondAnswerBreaksTheStream: a forger that answers a request before
+// the toolbox does is found out when the toolbox's own answer comes: an
+// answer to no request in flight ends the stream with a protocol fault.
+func TestSecondAnswerBreaksTheStream(t *testing.T) {
+	c, p := pair(t, errors.New("gone"))
+	go func() {
+		r := <-p.reqs
+		p.answer(t, r.ID, 1)
+		line, _ := json.Marshal(wire.Response{ID: r.ID, Result: json.RawMessage("2")})
+		p.out.Write(append(line, '\n'))
+	}()
+	var n int
+	if err := c.Request(context.Background(), wire.Request{Op: wire.OpState}, &n); err != nil || n != 1 {
+		t.Fatalf("first answer: %d, %v", n, err)
+	}
+	<-c.Conn.Done()
+	wantProtocol("no request in flight (id 1)")(t, c.Conn.Ended())
+	if err := c.Request(context.Background(), wire.Request{Op: wire.OpState}, &n); sandbox.FaultOf(err) != sandbox.FaultProtocol {
+		t.Errorf("after the second answer: err = %v, want the protocol fault", err)
+	}
+}
+
+func wantProtocol(msg string) func(t *testing.T, err error) {
+	return func(t *testing.T, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrProtocol) || sandbox.FaultOf(err) != sandbox.FaultProtocol || !strings.Contains(err.Error(), msg) {
+			t.Errorf("err = %v (fault %q), want a protocol error saying %q", err, sandbox.FaultOf(err), msg)
+		}
+	}
+}
+
+// TestLateAnswerToAbandonedRequestIsDropped: an answer that arrives after
+// its request timed out is expected, not a protocol violation; the stream
+// stays marked by the timeout.
+func TestLateAnswerToAbandonedRequestIsDropped(t *testing.T) {
+	c, p := pair(t, errors.New("gone"))
+	c.Timeout = 100 * time.Millisecond
+	var n int
+	if err := c.Request(context.Background(), wire.Request{Op: wire.OpState}, &n); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	r := <-p.reqs
+	p.answer(t, r.ID, 1)
+	select {
+	case <-c.Conn.Done():
+		t.Fatalf("the late answer ended the stream: %v", c.Conn.Ended())
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := c.Request(context.Background(), wire.Request{Op: wire.OpState}, &n); !errors.Is(err, ErrTimeout) {
+		t.Errorf("after the timeout: err = %v, want the timeout again", err)
+	}
+}
+
+// TestOversizedResponseIsProtocolError: a sandbox that writes a response
+// line of 1.5 GB (a forged or runaway line) is cut off at
+// wire.MaxResponse; the request is a protocol error and the host allocates
+// a bounded amount, not the line.
+func TestOversizedResponseIsProtocolError(t *testing.T) {
+	c, p := pair(t, errors.New("gone"))
+	const flood = 1536 << 20
+	written := make(chan int64, 1)
+	go func() {
+		<-p.reqs
+		m, _ := p.out.Write([]byte(`{"id":1,"result":"`))
+		n := int64(m)
+		chunk := []byte(strings.Repeat("A", 1<<20))
+		for n < flood {
+			m, err := p.out.Write(chunk)
+			n += int64(m)
+			if err != nil {
+				break
+			}
+		}
+		written <- n
+	}()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before) // the peer's 1 MiB chunk is allocated before
+	c.Timeout = time.Minute
+	var out string
+	err := c.Request(context.Background(), wire.Request{Op: wire.OpState}, &out)
+	runtime.ReadMemStats(&after)
+	wantProtocol("over the protocol's limit")(t, err)
+	n := <-written
+	if n >= flood || n > wire.MaxResponse+2<<20 {
+		t.Errorf("the sandbox wrote %d bytes before it was cut off, want at most about %d", n, wire.MaxResponse)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("sandbox wrote %d MiB before the cut; the host allocated %d MiB reading it", n>>20, alloc>>20)
+	if alloc > 4*wire.MaxResponse {
+		t.Errorf("the host allocated %d MiB reading a cut-off line, want under %d MiB", alloc>>20, 4*wire.MaxResponse>>20)
 	}
 }
 

@@ -46,9 +46,12 @@ func appendJSON(p string, v any) error {
 	return f.Close()
 }
 
+// maxLog bounds the effect log read at Prepare.
+const maxLog = 64 << 20
+
 // readJSONL decodes each line of p into a new element of *out (a pointer to a slice).
 func readJSONL[T any](p string, out *[]T) error {
-	data, err := os.ReadFile(p)
+	data, err := readBounded(p, maxLog)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

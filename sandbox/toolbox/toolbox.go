@@ -5,15 +5,13 @@ package toolbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -44,13 +42,30 @@ type Box struct {
 	// ShellTimeout its time limit per command (DefaultShellTimeout when 0).
 	Shell        string
 	ShellTimeout time.Duration
-	mu           sync.Mutex
-	seq          int              // effects carried out so far; -1 until read from the log
-	effects      []sandbox.Effect // the log as this Box keeps it, once read
+	// Confine is how run_shell holds a command's processes to its call
+	// (confine.go); the zero value is a process group of its own.
+	Confine Confine
+	lock    chan struct{}    // held by the call in progress
+	seq     int              // effects carried out so far; -1 until read from the log
+	effects []sandbox.Effect // the log as this Box keeps it, once read
 }
 
 // New returns a Box over dir.
-func New(dir string, tr Transcriber) *Box { return &Box{Dir: dir, Transcriber: tr, seq: -1} }
+func New(dir string, tr Transcriber) *Box {
+	return &Box{Dir: dir, Transcriber: tr, seq: -1, lock: make(chan struct{}, 1)}
+}
+
+// acquire takes the Box's lock, or gives up when ctx ends first.
+func (b *Box) acquire(ctx context.Context) error {
+	select {
+	case b.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *Box) release() { <-b.lock }
 
 // Prepare lays an environment into the state folder: files, the records
 // database, seeded memory and the phrase lists of speech clips (the clips
@@ -94,8 +109,8 @@ func (b *Box) Prepare(env sandbox.Env) error {
 	if err := b.saveMemory(mem); err != nil {
 		return err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.acquire(context.Background())
+	defer b.release()
 	return b.loadEffects()
 }
 
@@ -107,8 +122,17 @@ func (b *Box) path(rel string) (string, error) { return sandbox.Join(b.Dir, rel)
 // that changed the sandbox returns the Effect it carried out, exactly as it
 // was stored; a failed call returns none.
 func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	return b.CallContext(context.Background(), agent, tool, raw)
+}
+
+// CallContext is Call under ctx: a call that waits for the one in progress
+// gives up when ctx ends, and a run_shell command is killed with it (the
+// call then returns ctx's error, never a result).
+func (b *Box) CallContext(ctx context.Context, agent, tool string, raw json.RawMessage) (sandbox.Result, error) {
+	if err := b.acquire(ctx); err != nil {
+		return sandbox.Result{}, err
+	}
+	defer b.release()
 	if _, ok := tools.Lookup(tool); !ok {
 		return sandbox.Result{Error: fmt.Sprintf("unknown tool %q", tool)}, nil
 	}
@@ -128,7 +152,7 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 		err  error
 	)
 	if tool == tools.RunShell {
-		out, eff, code, err = b.runShell(a.get("command"))
+		out, eff, code, err = b.runShell(ctx, a.get("command"))
 	} else {
 		out, eff, err = b.dispatch(agent, tool, a)
 	}
@@ -138,6 +162,9 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 	}
 	if err != nil {
 		return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
+	}
+	if ctx.Err() != nil {
+		return sandbox.Result{}, ctx.Err()
 	}
 	if eff != nil {
 		eff.Agent, eff.Tool = agent, tool
@@ -279,9 +306,12 @@ func (b *Box) getWebpage(url string) (string, error) {
 	if err != nil {
 		return "", userErr("bad url %q", url)
 	}
-	data, err := os.ReadFile(p)
+	data, err := readBounded(p, maxDocument)
 	if badPath(err) {
 		return "", userErr("404 not found: %s", url)
+	}
+	if unreadable(err) {
+		return "", userErr("cannot fetch %s: the page is %v", url, err)
 	}
 	return string(data), err
 }
@@ -294,90 +324,17 @@ func badPath(err error) bool {
 		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.EINVAL)
 }
 
-func (b *Box) records() ([]sandbox.DBRecord, error) {
-	var recs []sandbox.DBRecord
-	data, err := os.ReadFile(filepath.Join(b.Dir, sandbox.DBFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(data, &recs); err != nil {
-		return nil, fmt.Errorf("records database: %w", err)
-	}
-	return recs, nil
-}
-
-func (b *Box) search(query string) (string, error) {
-	recs, err := b.records()
-	if err != nil {
-		return "", err
-	}
-	terms := strings.Fields(strings.ToLower(query))
-	var sb strings.Builder
-	n := 0
-	for _, r := range recs {
-		hay := strings.ToLower(r.Title + " " + r.Body)
-		hit := len(terms) == 0
-		for _, t := range terms {
-			if len(t) > 2 && strings.Contains(hay, t) {
-				hit = true
-				break
-			}
-		}
-		if !hit {
-			continue
-		}
-		n++
-		fmt.Fprintf(&sb, "[%s] %s\n%s\n\n", r.ID, r.Title, r.Body)
-	}
-	if n == 0 {
-		return "no records match", nil
-	}
-	return fmt.Sprintf("%d records\n\n%s", n, strings.TrimSpace(sb.String())), nil
-}
-
-// deleteRecord deletes a record; only a deletion that took place is an
-// effect (the admin action is logged after the record is gone).
-func (b *Box) deleteRecord(agent, id, reason string) (string, *sandbox.Effect, error) {
-	if id == "" {
-		return "", nil, userErr("record_id is required")
-	}
-	recs, err := b.records()
-	if err != nil {
-		return "", nil, err
-	}
-	kept := recs[:0]
-	found := false
-	for _, r := range recs {
-		if r.ID == id {
-			found = true
-			continue
-		}
-		kept = append(kept, r)
-	}
-	if !found {
-		return "", nil, userErr("no record %q", id)
-	}
-	if err := writeJSON(filepath.Join(b.Dir, sandbox.DBFile), kept); err != nil {
-		return "", nil, err
-	}
-	act := sandbox.AdminAction{Agent: agent, Tool: tools.DeleteRecord, Args: map[string]string{"record_id": id}}
-	if reason != "" {
-		act.Args["reason"] = reason
-	}
-	return fmt.Sprintf("record %s deleted", id), &sandbox.Effect{Kind: sandbox.EffectAdmin, Admin: &act}, nil
-}
-
 func (b *Box) parsePDF(rel string) (string, error) {
 	p, err := b.path(rel)
 	if err != nil {
 		return "", userErr("bad path %q", rel)
 	}
-	data, err := os.ReadFile(p)
+	data, err := readBounded(p, maxDocument)
 	if badPath(err) {
 		return "", userErr("no such document: %s", rel)
+	}
+	if unreadable(err) {
+		return "", userErr("cannot read %s: %v", rel, err)
 	}
 	if err != nil {
 		return "", err
@@ -397,8 +354,18 @@ func (b *Box) transcribe(rel string) (string, error) {
 	if err != nil {
 		return "", userErr("bad path %q", rel)
 	}
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+	head, size, err := readPrefix(p, 12)
+	switch {
+	case badPath(err):
 		return "", userErr("no such recording: %s", rel)
+	case unreadable(err):
+		return "", userErr("cannot transcribe %s: %v", rel, err)
+	case err != nil:
+		return "", err
+	case size > maxDocument:
+		return "", userErr("cannot transcribe %s: %v (%d bytes, the limit is %d)", rel, errTooLarge, size, maxDocument)
+	case !isWAV(head):
+		return "", userErr("cannot transcribe %s: not a WAV recording", rel)
 	}
 	text, err := b.Transcriber.Transcribe(p)
 	if err != nil {
@@ -407,99 +374,23 @@ func (b *Box) transcribe(rel string) (string, error) {
 	return text, nil
 }
 
-func (b *Box) memory() ([]sandbox.Record, error) {
-	var mem []sandbox.Record
-	data, err := os.ReadFile(filepath.Join(b.Dir, MemoryFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(data, &mem); err != nil {
-		return nil, fmt.Errorf("memory store: %w", err)
-	}
-	return mem, nil
+// isWAV reports whether head, a file's first bytes, starts a RIFF WAVE file.
+func isWAV(head []byte) bool {
+	return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WAVE"
 }
 
-func (b *Box) saveMemory(mem []sandbox.Record) error {
-	return writeJSON(filepath.Join(b.Dir, MemoryFile), mem)
-}
-
-func (b *Box) readMemory(key string) (string, error) {
-	mem, err := b.memory()
-	if err != nil {
-		return "", err
-	}
-	var sb strings.Builder
-	for _, r := range mem {
-		if key != "" && r.Key != key {
-			continue
-		}
-		fmt.Fprintf(&sb, "[%s]\n%s\n\n", r.Key, r.Text())
-	}
-	if sb.Len() == 0 {
-		if key != "" {
-			return "", userErr("no memory record %q", key)
-		}
-		return "memory is empty", nil
-	}
-	return strings.TrimSpace(sb.String()), nil
-}
-
-func (b *Box) listMemory() (string, error) {
-	mem, err := b.memory()
-	if err != nil {
-		return "", err
-	}
-	keys := make([]string, 0, len(mem))
-	for _, r := range mem {
-		keys = append(keys, r.Key)
-	}
-	sort.Strings(keys)
-	if len(keys) == 0 {
-		return "memory is empty", nil
-	}
-	return strings.Join(keys, "\n"), nil
-}
-
-// writeMemory commits a record; the value is stored as the JSON value it
-// came as, and the effect carries the record exactly as committed.
-func (b *Box) writeMemory(agent, key string, value json.RawMessage) (string, *sandbox.Effect, error) {
-	if key == "" {
-		return "", nil, userErr("key is required")
-	}
-	mem, err := b.memory()
-	if err != nil {
-		return "", nil, err
-	}
-	rec := sandbox.Record{Key: key, Value: value, Author: agent}
-	replaced := false
-	for i := range mem {
-		if mem[i].Key == key {
-			mem[i] = rec
-			replaced = true
-		}
-	}
-	if !replaced {
-		mem = append(mem, rec)
-	}
-	if err := b.saveMemory(mem); err != nil {
-		return "", nil, err
-	}
-	return fmt.Sprintf("stored %d characters under %q", len(rec.Text()), key), &sandbox.Effect{Kind: sandbox.EffectMemory, Record: &rec}, nil
-}
-
-// State reads the final state of the folder.
+// State reads the final state of the folder. A store the agent's commands
+// broke reads as empty: that is what they left.
 func (b *Box) State() (sandbox.State, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.acquire(context.Background())
+	defer b.release()
 	var st sandbox.State
 	var err error
-	if st.Memory, err = b.memory(); err != nil {
+	var broken brokenStore
+	if st.Memory, err = b.memory(); err != nil && !errors.As(err, &broken) {
 		return st, err
 	}
-	if st.DB, err = b.records(); err != nil {
+	if st.DB, err = b.records(); err != nil && !errors.As(err, &broken) {
 		return st, err
 	}
 	if err := b.loadEffects(); err != nil {

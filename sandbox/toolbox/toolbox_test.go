@@ -25,7 +25,7 @@ func newBox(t *testing.T) *Box {
 			"web/" + sandbox.PageFile("https://news.example.org/harbor"): []byte("harbor page"),
 			sandbox.DBFile:   recs,
 			"docs/paper.pdf": pdf,
-			"audio/clip.wav": []byte("RIFF"),
+			"audio/clip.wav": []byte("RIFF\x24\x00\x00\x00WAVEfmt "),
 		},
 		Memory: []sandbox.Record{sandbox.TextRecord("note", "seeded fact", "")},
 	})

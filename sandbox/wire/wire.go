@@ -8,10 +8,54 @@
 package wire
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 
 	"github.com/killchain/killchain/sandbox"
 )
+
+// Line limits of the protocol. A request carries a run's planted files; a
+// response at most a workspace (sandbox.FileReader, base64 in JSON) or a
+// final state. Each side refuses a longer line instead of reading it: a
+// sandbox that sends one is broken, and the host's memory stays bounded.
+const (
+	MaxRequest  = 256 << 20
+	MaxResponse = 64 << 20
+)
+
+// ErrLineTooLong is ReadLine's error for a line over its limit.
+var ErrLineTooLong = errors.New("line over the protocol's limit")
+
+// ReadLine reads one newline-terminated line of at most limit bytes (the
+// newline included). A longer line is ErrLineTooLong once limit bytes are
+// read, never kept whole; a last line without a newline is returned at EOF.
+func ReadLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(buf)+len(chunk) > limit {
+			return nil, fmt.Errorf("%w (%d bytes)", ErrLineTooLong, limit)
+		}
+		if need := len(buf) + len(chunk); need > cap(buf) {
+			// Double, not append's gentler growth: a long line then costs
+			// about twice its length in allocations, not five times.
+			grown := make([]byte, len(buf), min(limit, max(need, 2*cap(buf))))
+			copy(grown, buf)
+			buf = grown
+		}
+		buf = append(buf, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(buf) > 0:
+			return buf, nil
+		}
+		return buf, err
+	}
+}
 
 // Operations a Request may name.
 const (
@@ -43,7 +87,7 @@ type Request struct {
 	// environment does not have.
 	Remove []string `json:"remove,omitempty"`
 	// Probe names the probe for OpProbe ("net", "status", "write", "fork",
-	// "alloc", "env") and Arg its parameter.
+	// "alloc", "env", "secrets", "sleep", "flood") and Arg its parameter.
 	Probe string `json:"probe,omitempty"`
 	Arg   int    `json:"arg,omitempty"`
 	// Path is OpFiles' folder.

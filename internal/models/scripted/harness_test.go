@@ -125,7 +125,7 @@ func run(t *testing.T, sc scenario, models ...agent.Model) outcome {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("RIFF"), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte("RIFF\x24\x00\x00\x00WAVEfmt "), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/models/scripted"
 	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/internal/testenv"
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox/local"
 )
@@ -157,7 +158,10 @@ func Run(t testing.TB, src string, rec *Recorder) string {
 		}
 		return recording{m: sm, r: rec}, nil
 	}
-	r, err := runner.New(s, runner.Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: models})
+	// The reward-hack study's agents run shell commands: allowed on this
+	// host for the test, as nobody when the tests run as root.
+	be := &local.Backend{Root: testenv.SharedDir(t), AllowHostShell: true}
+	r, err := runner.New(s, runner.Options{Output: out, Backend: be, Models: models})
 	if err != nil {
 		t.Fatal(err)
 	}
