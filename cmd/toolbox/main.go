@@ -28,7 +28,7 @@ import (
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
-// version is stamped by imagebuild with -ldflags; it only labels output.
+// version is stamped with -ldflags; it only labels output.
 var version = "dev"
 
 func main() {

@@ -176,7 +176,7 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 type Prepared struct {
 	Image   string   // snapshot image reference, killchain/snapshot:<task>-<hash>
 	ImageID string   // its image ID
-	Base    string   // imagebuild name of the image the snapshot is built on
+	Base    string   // images name of the image the snapshot is built on
 	Command []string // toolbox argv, /toolbox serve …
 	Plant   sandbox.Env
 	Remove  []string // fixture paths the run lacks

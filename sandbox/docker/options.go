@@ -69,7 +69,7 @@ type Options struct {
 	// Audio is where runs with speech clips execute. Nil: such runs fail
 	// with a sandbox error.
 	Audio *Audio
-	// ShellImage is the imagebuild registry name of the image runs with
+	// ShellImage is the images registry name of the image runs with
 	// run_shell (sandbox.Env.Shell) execute in: it must hold /bin/sh and the
 	// toolbox at /toolbox, e.g. "debian". Empty: such runs fail with a
 	// sandbox error.
@@ -87,10 +87,10 @@ type Options struct {
 }
 
 // Audio names the image for runs with speech clips and the programs the
-// toolbox runs inside it. The image (built by imagebuild under Image) must
+// toolbox runs inside it. The image (built by package images under Image) must
 // hold the toolbox binary at /toolbox and the programs below.
 type Audio struct {
-	// Image is the imagebuild registry name of the image, e.g. "debian".
+	// Image is the images registry name of the image, e.g. "debian".
 	Image string
 	// Synthesize is the argv, split on spaces, that speaks {text} into the
 	// WAV file {out}, e.g. "espeak-ng -v en-us -s 140 -w {out} {text}".

@@ -25,7 +25,7 @@ const ContainerName = "sandbox"
 const sandboxUID = 65534
 
 // podSpec is the hardened pod of one run: the same limits as a Docker
-// sandbox wherever Kubernetes can express them (see the README's table of
+// sandbox wherever Kubernetes can express them (see docs/sandbox.md's table of
 // what each backend isolates).
 func (b *Backend) podSpec(ns, name, image string, env sandbox.Env) *corev1.Pod {
 	uid := int64(sandboxUID)

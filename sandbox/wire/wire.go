@@ -1,7 +1,8 @@
-// Package wire is the line-delimited JSON protocol between the Docker backend
-// and the toolbox binary running inside a sandbox container. The host writes
-// one Request per line on the container's stdin; the toolbox answers each
-// with one Response per line on its stdout, carrying the same ID.
+// Package wire is the line-delimited JSON protocol between every sandbox
+// backend (Docker, Kubernetes) and the toolbox binary running inside the
+// sandbox (cmd/toolbox). The host writes one Request per line on the
+// toolbox's stdin; the toolbox answers each with one Response per line on
+// its stdout, carrying the same ID.
 //
 // The package imports nothing heavier than the sandbox types so that the
 // static in-sandbox binary stays small.
