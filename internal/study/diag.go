@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/internal/hcldiag"
 )
 
 // WriteDiagnostics prints one line per diagnostic,
@@ -32,7 +34,7 @@ func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnos
 			fmt.Fprintf(bw, "%s: %s\n", sev, msg)
 			continue
 		}
-		fmt.Fprintf(bw, "%s: %s: %s\n", rangeString(*d.Subject), sev, msg)
+		fmt.Fprintf(bw, "%s: %s: %s\n", hcldiag.RangeString(*d.Subject), sev, msg)
 		if f, ok := files[d.Subject.Filename]; ok && f != nil {
 			writeSnippet(bw, f.Bytes, *d.Subject)
 		}
