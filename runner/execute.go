@@ -50,7 +50,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		out.run, out.events = rec, trk.Events()
 		return out
 	}
-	task, ok := tasks.Get(pr.Task)
+	task, ok := r.study.Tasks.Get(pr.Task)
 	if !ok {
 		return fail(errkind.Internal, fmt.Errorf("unknown task %q", pr.Task))
 	}

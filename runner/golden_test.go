@@ -106,7 +106,7 @@ func runnable(s *study.Study, have []sandbox.Capability) []string {
 	var out []string
 	for _, g := range s.Grids {
 		for _, name := range g.Tasks {
-			tk, ok := tasks.Get(name)
+			tk, ok := tasks.Builtin().Get(name)
 			if ok && len(sandbox.Missing(tk.Needs(), have)) == 0 && !slices.Contains(out, name) {
 				out = append(out, name)
 			}

@@ -187,7 +187,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	sum.Selected, r.selected = len(selected), len(selected)
-	if err := CheckCapabilities(r.backend.Name(), sandbox.CapabilitiesOf(r.backend), selected); err != nil {
+	if err := CheckCapabilities(r.backend.Name(), sandbox.CapabilitiesOf(r.backend), selected, r.study.Tasks); err != nil {
 		return sum, err
 	}
 	if err := r.prepareOutput(hash, len(plan)); err != nil {

@@ -1,6 +1,14 @@
-// Package tasks holds the scenarios as data: roles, tools, fixtures, payload
-// variants and goals, embedded in the binary. Build turns a task, a variant
-// and a run's canary into the sandbox environment planted for that run.
+// Package tasks holds the scenarios as data. Every task, built-in or a
+// researcher's own, is an HCL task block decoded by one loader (ParseFile,
+// DecodeBlock): its roles, its environment items (pages, notes, records,
+// documents, clips, workspace files), its own tools, the {{PAYLOAD}}
+// placements in their texts, its payload variants, goals and condition
+// prompts. The built-in tasks are task files embedded in the binary
+// (builtin/*.hcl, Builtin); a study adds its own (study.Study.Tasks). Env
+// turns a task, a variant and a run's canary into the sandbox environment
+// planted for that run, with one builder per kind of item; Encode writes a
+// task back as a self-contained task file, the form a study folder keeps
+// and Hash is taken of.
 //
 // # Content conventions
 //

@@ -3,16 +3,12 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/internal/importer/agentbench"
 	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/study"
-	"github.com/killchain/killchain/tasks"
 )
 
 func newValidateCmd(g *globals) *cobra.Command {
@@ -170,27 +166,4 @@ func reportDir(dir, out string) string {
 		return out
 	}
 	return filepath.Join(dir, "report") + "/ (report.md, report.html, CSVs, figures/)"
-}
-
-func newTasksCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "tasks",
-		Short: "List the scenarios with their mode, variants and surfaces",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TASK\tMODE\tVARIANTS (surface)\tDESCRIPTION")
-			names := tasks.Names()
-			sort.Strings(names)
-			for _, n := range names {
-				t, _ := tasks.Get(n)
-				var vs []string
-				for _, v := range t.Variants {
-					vs = append(vs, fmt.Sprintf("%s (%s)", v.Name, v.Surface))
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Mode, strings.Join(vs, ", "), t.Description)
-			}
-			return tw.Flush()
-		},
-	}
 }

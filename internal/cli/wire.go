@@ -13,7 +13,6 @@ import (
 	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/tasks"
 )
 
 // openBackend opens the study's sandbox backend; the map goes into manifest.json.
@@ -70,7 +69,7 @@ func dockerOptions(s *study.Study) docker.Options {
 		opts.Runtime = s.Runtime
 	}
 	opts.HeavyConcurrency = s.HeavyConcurrency
-	opts.Fixtures = tasks.Fixtures
+	opts.Fixtures = s.Tasks.Fixtures
 	opts.Audio = audioConfig()
 	opts.ShellImage = images.Debian
 	return opts
@@ -95,5 +94,5 @@ func checkBackend(s *study.Study, plan []study.Run) error {
 	default:
 		return unknownSandbox(s.Sandbox)
 	}
-	return runner.CheckCapabilities(name, have, plan)
+	return runner.CheckCapabilities(name, have, plan, s.Tasks)
 }

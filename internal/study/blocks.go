@@ -43,6 +43,8 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	s.Attempts = deref(raw.Attempts, DefaultAttempts)
 	s.RetryBackoff = DefaultRetryBackoff
 	s.HackClassifier = deref(raw.HackClassifier, "")
+	s.TaskFiles = raw.TaskFiles
+	d.taskFiles = bc
 
 	if bc.OK("concurrency") && s.Concurrency <= 0 {
 		d.errorf(bc.Rng("concurrency"), "Invalid concurrency", "concurrency must be at least 1; got %d.", s.Concurrency)

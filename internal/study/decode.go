@@ -20,6 +20,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "defense", LabelNames: []string{"name"}},
 		{Type: "grid", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
+		{Type: "task", LabelNames: []string{"name"}},
 	},
 }
 
@@ -37,10 +38,11 @@ type rawStudy struct {
 	Runtime     *string  `hcl:"runtime,optional"`
 	MaxTurns    *int     `hcl:"max_turns,optional"`
 
-	HeavyConcurrency *int    `hcl:"heavy_concurrency,optional"`
-	Attempts         *int    `hcl:"attempts,optional"`
-	RetryBackoff     *string `hcl:"retry_backoff,optional"`
-	HackClassifier   *string `hcl:"hack_classifier,optional"`
+	HeavyConcurrency *int     `hcl:"heavy_concurrency,optional"`
+	Attempts         *int     `hcl:"attempts,optional"`
+	RetryBackoff     *string  `hcl:"retry_backoff,optional"`
+	HackClassifier   *string  `hcl:"hack_classifier,optional"`
+	TaskFiles        []string `hcl:"task_files,optional"`
 
 	Kubernetes *rawKubernetes `hcl:"kubernetes,block"`
 }
@@ -124,13 +126,14 @@ type decoder struct {
 	diags hcl.Diagnostics
 
 	modelRanges map[string]hcl.Range // where each model was declared
+	taskFiles   *hcldiag.Block       // the study block, where task_files stands
 }
 
 func (d *decoder) decode() {
 	content, diags := d.file.Body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
 
-	var studies, models, conditions, defenses, grids, thresholds []*hcl.Block
+	var studies, models, conditions, defenses, grids, thresholds, taskBlocks []*hcl.Block
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "study":
@@ -145,12 +148,16 @@ func (d *decoder) decode() {
 			grids = append(grids, b)
 		case "threshold":
 			thresholds = append(thresholds, b)
+		case "task":
+			taskBlocks = append(taskBlocks, b)
 		}
 	}
 
 	// Models first: the study's classifier and the defenses refer to them.
 	d.decodeModels(models)
 	d.decodeStudy(studies)
+	// Tasks next: the grids and thresholds name them.
+	d.decodeTasks(taskBlocks)
 	d.decodeConditions(conditions)
 	d.decodeDefenses(defenses)
 	for _, b := range grids {

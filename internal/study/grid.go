@@ -72,9 +72,9 @@ func (d *decoder) gridTasks(bc *hcldiag.Block, g *Grid) map[int]*tasks.Task {
 			continue
 		}
 		seen[name] = true
-		t, ok := tasks.Get(name)
+		t, ok := d.study.Tasks.Get(name)
 		if !ok {
-			d.errorf(bc.Elem("tasks", i), "Unknown task", "%q is not a task%s.", name, known(tasks.Names()))
+			d.errorf(bc.Elem("tasks", i), "Unknown task", "%q is not a task%s.", name, known(d.study.Tasks.Names()))
 			continue
 		}
 		found[i] = t

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/killchain/killchain/internal/hcldiag"
-	"github.com/killchain/killchain/tasks"
 )
 
 // Threshold metrics. The gate package defines what each counts.
@@ -84,7 +83,7 @@ func (d *decoder) decodeThresholds(blocks []*hcl.Block) {
 		}
 		d.thresholdBound(bc, t, &raw)
 		d.thresholdNames(bc, t.Models, "models", "model", func(n string) bool { _, ok := d.modelRanges[n]; return ok }, d.modelNames)
-		d.thresholdNames(bc, t.Tasks, "tasks", "task", func(n string) bool { _, ok := tasks.Get(n); return ok }, tasks.Names)
+		d.thresholdNames(bc, t.Tasks, "tasks", "task", func(n string) bool { _, ok := d.study.Tasks.Get(n); return ok }, d.study.Tasks.Names)
 		d.thresholdNames(bc, t.Conditions, "conditions", "condition", func(n string) bool { _, ok := d.study.Condition(n); return ok }, d.conditionNames)
 		d.thresholdNames(bc, t.Defenses, "defenses", "defense", func(n string) bool { _, ok := d.study.Defense(n); return ok }, d.defenseNames)
 		if bc.OK("pairs") {

@@ -53,9 +53,12 @@ type Box struct {
 func New(dir string, tr Transcriber) *Box { return &Box{Dir: dir, Transcriber: tr, seq: -1} }
 
 // Prepare lays an environment into the state folder: files, the records
-// database, seeded memory and the phrase lists of speech clips (the clips
-// themselves are synthesized by the backend).
+// database, seeded memory, the task's own tools and the phrase lists of
+// speech clips (the clips themselves are synthesized by the backend).
 func (b *Box) Prepare(env sandbox.Env) error {
+	if err := b.saveTools(env.Tools); err != nil {
+		return err
+	}
 	for _, sp := range env.Speech {
 		if sp.Phrases == "" {
 			continue
@@ -109,7 +112,11 @@ func (b *Box) path(rel string) (string, error) { return sandbox.Join(b.Dir, rel)
 func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := tools.Lookup(tool); !ok {
+	def, custom, err := b.taskTool(tool)
+	if err != nil {
+		return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
+	}
+	if _, ok := tools.Lookup(tool); !ok && !custom {
 		return sandbox.Result{Error: fmt.Sprintf("unknown tool %q", tool)}, nil
 	}
 	a := args{}
@@ -122,11 +129,13 @@ func (b *Box) Call(agent, tool string, raw json.RawMessage) (sandbox.Result, err
 		out  string
 		eff  *sandbox.Effect
 		code *int
-		err  error
 	)
-	if tool == tools.RunShell {
+	switch {
+	case custom:
+		out, eff, err = b.callTaskTool(agent, def, a)
+	case tool == tools.RunShell:
 		out, eff, code, err = b.runShell(a.get("command"))
-	} else {
+	default:
 		out, eff, err = b.dispatch(agent, tool, a)
 	}
 	var te toolError
