@@ -93,6 +93,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		caller = steps
 	}
 	transcript := &agent.Transcript{}
+	taskTools := tasks.Specs(env.Tools)
 	models := []string{pr.ModelA, pr.ModelB}
 	var res [2]agent.Result
 	handoff := ""
@@ -118,7 +119,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		tr.Agents = append(tr.Agents, results.AgentInfo{Position: tracker.PosLabel(pos), Role: role.Name, Model: name})
 		res[pos], err = agent.Run(ctx, agent.Config{
 			Agent: role.Name, Pos: pos, Model: m, System: role.System, Prompt: prompt,
-			Condition: instructions, Level: role.Level, Tools: role.Tools, PayloadTools: task.PayloadTools,
+			Condition: instructions, Level: role.Level, Tools: role.Tools, TaskTools: taskTools, PayloadTools: task.PayloadTools,
 			Sandbox: caller, Tracker: trk, Defenses: defs, Transcript: transcript,
 			MaxTurns: r.study.MaxTurns, Step: &step,
 		})

@@ -259,9 +259,7 @@ func parseSchema(s string) (json.RawMessage, error) {
 }
 
 // schemaProps lists a schema's property names in the order they are written.
-func schemaProps(schema json.RawMessage) []string {
-	return propertyNames(schema)
-}
+func schemaProps(schema json.RawMessage) []string { return tools.Properties(schema) }
 
 // statePath reports an item path (a document or clip) that would leave the
 // sandbox's state folder.
