@@ -37,7 +37,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		Attacked: pr.Attacked, Canary: canaryToken, Stage: tracker.None.String(),
 		Started: start.UTC().Format(time.RFC3339Nano),
 	}
-	tr := &results.Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
+	tr := &results.Transcript{RunID: pr.RunID, Task: pr.Task, TaskHash: r.defHash[pr.Task], Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
 	trk := tracker.New(r.study.Name, pr.RunID, canaryToken, pr.Mode)
 	out := outcome{transcript: tr}
 	fail := func(kind errkind.Kind, err error) outcome {

@@ -63,7 +63,9 @@ type Runner struct {
 	backend sandbox.Backend
 	log     hclog.Logger
 
-	selected int // runs the selection kept, for the manifest
+	selected int                // runs the selection kept, for the manifest
+	defs     []results.TaskInfo // the definitions of the plan's tasks
+	defHash  map[string]string  // task name → its definition's hash
 
 	mu       sync.Mutex
 	models   map[string]agent.Model
@@ -182,6 +184,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	// The hash is the full plan's, whatever the selection: a subset's
 	// folder resumes into the full study and into any other subset.
 	hash := r.study.PlanHash(plan)
+	r.taskDefs(plan)
 	selected, err := r.selectRuns(plan)
 	if err != nil {
 		return sum, err
@@ -335,11 +338,20 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 		if err := results.WriteFile(dir, results.StudyFile, r.study.Source); err != nil {
 			return fmt.Errorf("output: %w", err)
 		}
+		if err := r.writeTaskDefs(); err != nil {
+			return fmt.Errorf("output: %w", err)
+		}
 		return r.writeManifest(hash, planned, false)
 	}
 	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return err
+	}
+	for _, now := range r.defs {
+		if was, ok := m.Task(now.Name); ok && was.SHA256 != now.SHA256 {
+			return fmt.Errorf("task %s changed since %s was started (its definition there, %s, has sha256 %.12s; now %.12s from %s): run it into a new --output",
+				now.Name, dir, was.File, was.SHA256, now.SHA256, now.Source)
+		}
 	}
 	if m.PlanHash != hash {
 		return fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s; a selection never changes it): run it into a new --output", dir, m.PlanHash, hash)

@@ -1,12 +1,14 @@
 package tasks
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
 )
@@ -38,7 +40,7 @@ func (d *decoder) checkRoles(t *Task) {
 	}
 	if len(t.Roles) != want && slices.Contains(Modes, string(t.Mode)) {
 		d.l.Errorf(d.taskBlock.Label(), "Wrong number of roles",
-			"A %s task has %d role block(s) (%s); task %q has %d.", t.Mode, want, roleWord(want), t.Name, len(t.Roles))
+			"A %s task needs %s; task %q has %d role block(s).", t.Mode, roleWord(want), t.Name, len(t.Roles))
 		return
 	}
 	for i, r := range t.Roles {
@@ -55,10 +57,10 @@ func (d *decoder) checkRoles(t *Task) {
 			seen[name] = true
 			spec, ok := t.Spec(name)
 			if !ok {
-				d.l.Errorf(bc.Elem("tools", j), "Unknown tool", "%q is neither a built-in tool nor a tool block of task %q%s.", name, t.Name, knownTools(t))
+				d.l.Errorf(bc.Elem("tools", j), "Unknown tool", "%q is neither a built-in tool nor a tool block of task %q; %s.", name, t.Name, knownTools(t, name))
 				continue
 			}
-			if bc.OK("level") && spec.Level > r.Level {
+			if r.Level > 0 && spec.Level > r.Level {
 				d.l.Errorf(bc.Elem("tools", j), "Tool above the role's level",
 					"Tool %q needs the %s level; role %q is granted %s, so every call of it would be refused.", name, spec.Level, r.Name, r.Level)
 			}
@@ -92,18 +94,23 @@ func (d *decoder) checkRoles(t *Task) {
 
 func roleWord(n int) string {
 	if n == 1 {
-		return "one agent"
+		return "one role block"
 	}
-	return "writer, then reader"
+	return "two role blocks (writer, then reader)"
 }
 
-func knownTools(t *Task) string {
+// knownTools suggests the closest tool to name and lists them all.
+func knownTools(t *Task, name string) string {
 	names := append([]string(nil), tools.Names()...)
 	for _, tl := range t.Tools {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	return " (known: " + strings.Join(names, ", ") + ")"
+	hint := ""
+	if best := hcldiag.Closest(name, names); best != "" {
+		hint = fmt.Sprintf("did you mean %q? ", best)
+	}
+	return hint + "known tools: " + strings.Join(names, ", ")
 }
 
 func (d *decoder) checkTools(t *Task) {
@@ -210,7 +217,7 @@ func (d *decoder) itemRange(where string) *hcl.Range {
 }
 
 func placeholderOf(name string) string {
-	if name == "" {
+	if name == DefaultPlacement {
 		return PayloadPlaceholder
 	}
 	return "{{PAYLOAD:" + name + "}}"
@@ -275,7 +282,7 @@ func (d *decoder) checkGoals(t *Task) {
 		spec, ok := t.Spec(name)
 		switch {
 		case !ok:
-			d.l.Errorf(a.Elem("tools", i), "Unknown tool", "%q is neither a built-in tool nor a tool block of task %q%s.", name, t.Name, knownTools(t))
+			d.l.Errorf(a.Elem("tools", i), "Unknown tool", "%q is neither a built-in tool nor a tool block of task %q; %s.", name, t.Name, knownTools(t, name))
 		case !spec.Outbound:
 			d.l.Errorf(a.Elem("tools", i), "Attack tool is not outbound", "Only an outbound tool's call is an effect the verifier can see; %q is not outbound.", name)
 		case !t.Offered(name):
@@ -329,7 +336,7 @@ func (d *decoder) checkPayloadTools(t *Task) {
 	offered := false
 	for i, name := range t.PayloadTools {
 		if _, ok := t.Spec(name); !ok {
-			d.l.Errorf(bc.Elem("payload_tools", i), "Unknown tool", "%q is neither a built-in tool nor a tool block of task %q%s.", name, t.Name, knownTools(t))
+			d.l.Errorf(bc.Elem("payload_tools", i), "Unknown tool", "%q is neither a built-in tool nor a tool block of task %q; %s.", name, t.Name, knownTools(t, name))
 			continue
 		}
 		offered = offered || slices.Contains(first.Tools, name)

@@ -165,7 +165,9 @@ func DecodeBlock(l *hcldiag.List, o Origin, src []byte, b *hcl.Block) *Task {
 	before := errorCount(l.Diags)
 	d := &decoder{l: l, o: o, ctx: evalContext(o)}
 	t := d.task(b)
-	if t != nil {
+	// What could not be decoded would only raise errors that follow from
+	// it: the task is checked once it decodes.
+	if t != nil && errorCount(l.Diags) == before {
 		if r := blockRange(b); r.End.Byte <= len(src) && r.Start.Byte < r.End.Byte {
 			t.Source.Text = append([]byte(nil), src[r.Start.Byte:r.End.Byte]...)
 		}

@@ -211,13 +211,20 @@ func (d *decoder) tool(b *hcl.Block) (Tool, bool) {
 			params := schemaProps(tl.Parameters)
 			for k := range rr.When {
 				if !contains(params, k) {
-					d.l.Errorf(rc.Key("when", k), "Unknown parameter", "Tool %q has no parameter %q (its parameters: %s).", tl.Name, k, strings.Join(params, ", "))
+					d.l.Errorf(rc.Key("when", k), "Unknown parameter", "Tool %q has no parameter %q (%s).", tl.Name, k, paramList(params))
 				}
 			}
 			tl.Results = append(tl.Results, ToolResult{When: rr.When, Text: trimmed(rr.Text)})
 		}
 	}
 	return tl, d.unique("tool", tl.Name, b)
+}
+
+func paramList(params []string) string {
+	if len(params) == 0 {
+		return "it takes none: give it parameters"
+	}
+	return "its parameters: " + strings.Join(params, ", ")
 }
 
 // emptySchema is the parameters of a tool that takes no arguments.

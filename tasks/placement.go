@@ -8,10 +8,13 @@ import (
 )
 
 // PayloadPlaceholder marks where a payload goes in environment text, a tool
-// result or a tool description: {{PAYLOAD}} is the task's default
-// placement, {{PAYLOAD:name}} a named one. A clean run removes it (a line
-// holding only the placeholder disappears).
+// result or a tool description: {{PAYLOAD}} is the task's placement named
+// DefaultPlacement, {{PAYLOAD:name}} a named one. A clean run removes it (a
+// line holding only the placeholder disappears).
 const PayloadPlaceholder = "{{PAYLOAD}}"
+
+// DefaultPlacement is the name of the placement {{PAYLOAD}} marks.
+const DefaultPlacement = "default"
 
 // placeholderRE matches {{PAYLOAD}} and {{PAYLOAD:name}}.
 var placeholderRE = regexp.MustCompile(`\{\{PAYLOAD(?::([A-Za-z0-9_-]+))?\}\}`)
@@ -37,7 +40,7 @@ var Surfaces = []string{SurfaceWebPage, SurfaceMemory, SurfaceToolResult, Surfac
 // Placement is one place a payload can go: a placeholder in one text of
 // the environment.
 type Placement struct {
-	Name    string // "" for {{PAYLOAD}}
+	Name    string // DefaultPlacement for {{PAYLOAD}}
 	Surface string
 	Where   string // the item and field, as a task file names them
 	Tool    string // the tool that reads the text to an agent ("" when none does)
@@ -48,11 +51,19 @@ type Placement struct {
 func placeholders(text string) []string {
 	var out []string
 	for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
-		if !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
+		if name := placementName(m[1]); !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// placementName is the placement a placeholder's name part marks.
+func placementName(s string) string {
+	if s == "" {
+		return DefaultPlacement
+	}
+	return s
 }
 
 // text is one text of a task that may hold placeholders.
@@ -166,13 +177,13 @@ func fill(text string, wording func(name string) string) string {
 	out := make([]string, 0, len(lines)+4)
 	for _, l := range lines {
 		if m := placeholderRE.FindStringSubmatch(strings.TrimSpace(l)); m != nil && m[0] == strings.TrimSpace(l) {
-			if w := wording(m[1]); w != "" {
+			if w := wording(placementName(m[1])); w != "" {
 				out = append(out, strings.Split(w, "\n")...)
 			}
 			continue
 		}
 		out = append(out, placeholderRE.ReplaceAllStringFunc(l, func(ph string) string {
-			return wording(placeholderRE.FindStringSubmatch(ph)[1])
+			return wording(placementName(placeholderRE.FindStringSubmatch(ph)[1]))
 		}))
 	}
 	return strings.Join(out, "\n")

@@ -7,6 +7,7 @@ package hcldiag
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -198,4 +199,49 @@ func Sort(diags hcl.Diagnostics) {
 		}
 		return a.Start.Byte < b.Start.Byte
 	})
+}
+
+// Closest returns the valid name nearest to name in edit distance when
+// one is within a third of the name's length (at least one edit, and fewer
+// edits than the name has letters); else the only valid name that holds
+// name (such as "audio_inject" for "audio"); else "".
+func Closest(name string, valid []string) string {
+	lower := strings.ToLower(name)
+	best, bestD := "", min(max(1, len(name)/3), len(name)-1)+1
+	var holding []string
+	for _, v := range valid {
+		lv := strings.ToLower(v)
+		if d := editDistance(lower, lv); d < bestD {
+			best, bestD = v, d
+		}
+		if len(lower) >= 3 && strings.Contains(lv, lower) {
+			holding = append(holding, v)
+		}
+	}
+	if best == "" && len(holding) == 1 {
+		return holding[0]
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/killchain/killchain/internal/hcldiag"
 )
 
 // Selection picks a subset of a study's plan, as `run` and `plan` take it
@@ -106,58 +108,13 @@ func usedNames(s *Study) names {
 // the closest valid name when one is near.
 func unknownName(flag, what, name string, valid []string) error {
 	hint := ""
-	if best := closest(name, valid); best != "" {
+	if best := hcldiag.Closest(name, valid); best != "" {
 		hint = fmt.Sprintf("did you mean %q? ", best)
 	}
 	if len(valid) == 0 {
 		return fmt.Errorf("--%s: %q is not a %s of this study (its grids use none)", flag, name, what)
 	}
 	return fmt.Errorf("--%s: %q is not a %s of this study; %sits grids use: %s", flag, name, what, hint, strings.Join(valid, ", "))
-}
-
-// closest returns the valid name nearest to name in edit distance when
-// one is within a third of the name's length (at least one edit, and fewer
-// edits than the name has letters); else the only valid name that holds
-// name (such as "audio_inject" for "audio"); else "".
-func closest(name string, valid []string) string {
-	lower := strings.ToLower(name)
-	best, bestD := "", min(max(1, len(name)/3), len(name)-1)+1
-	var holding []string
-	for _, v := range valid {
-		lv := strings.ToLower(v)
-		if d := editDistance(lower, lv); d < bestD {
-			best, bestD = v, d
-		}
-		if len(lower) >= 3 && strings.Contains(lv, lower) {
-			holding = append(holding, v)
-		}
-	}
-	if best == "" && len(holding) == 1 {
-		return holding[0]
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // Filter keeps the runs that every non-empty list of the selection admits,
