@@ -19,7 +19,7 @@ func newSelectionRecord(sel *study.Selection, selected int) *results.SelectionRe
 		return nil
 	}
 	rec := &results.SelectionRecord{
-		Tasks: sel.Tasks, Models: sel.Models, Grids: sel.Grids, Conditions: sel.Conditions, Defenses: sel.Defenses,
+		Tasks: sel.Tasks, SkipTasks: sel.SkipTasks, Models: sel.Models, Grids: sel.Grids, Conditions: sel.Conditions, Defenses: sel.Defenses,
 		Sample: sel.Sample, Selected: selected, Args: sel.String(),
 	}
 	if sel.Sample > 0 {

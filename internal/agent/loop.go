@@ -78,22 +78,11 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		c.Step = new(int)
 	}
 	pos := tracker.PosLabel(c.Pos)
-	system := c.System
-	for _, d := range c.Defenses {
-		if s, ok := d.(SystemAdder); ok {
-			system = s.AddSystem(system)
-		}
-	}
+	system := SystemPrompt(c.System, c.Condition, c.Defenses)
 	if c.Condition != "" {
-		system = strings.TrimSpace(system + "\n\n" + c.Condition)
 		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindCondition, Text: c.Condition})
 	}
-	specs := make([]tools.Spec, 0, len(c.Tools))
-	for _, name := range c.Tools {
-		if s, ok := c.lookup(name); ok {
-			specs = append(specs, s)
-		}
-	}
+	specs := c.Offered()
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindSystem, Text: system})
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindPrompt, Text: c.Prompt})
 	c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.Prompt, Text: c.Prompt})
@@ -155,6 +144,33 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// SystemPrompt is the system prompt an agent is given: its role's, with
+// what each defense adds to it (spotlighting's notice) and the condition's
+// instructions after it.
+func SystemPrompt(system, condition string, defenses []Defense) string {
+	for _, d := range defenses {
+		if s, ok := d.(SystemAdder); ok {
+			system = s.AddSystem(system)
+		}
+	}
+	if condition != "" {
+		system = strings.TrimSpace(system + "\n\n" + condition)
+	}
+	return system
+}
+
+// Offered returns the specs of the tools the agent is offered, in the
+// order its role lists them.
+func (c *Config) Offered() []tools.Spec {
+	specs := make([]tools.Spec, 0, len(c.Tools))
+	for _, name := range c.Tools {
+		if s, ok := c.lookup(name); ok {
+			specs = append(specs, s)
+		}
+	}
+	return specs
 }
 
 // lookup returns a tool's spec: one of the task's own, else a built-in.

@@ -32,11 +32,12 @@ func newPlanCmd(g *globals) *cobra.Command {
 	var (
 		verbose bool
 		listRun bool
+		show    string
 		sandbox string
 		subset  selectFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "plan [--sandbox NAME] [--tasks …] [--sample N] FILE",
+		Use:   "plan [--sandbox NAME] [--tasks …] [--sample N] [--show CELL] FILE",
 		Short: "Print a study's cells and run counts without running anything",
 		Long: `plan expands a study's grids into runs and prints the totals: per grid and
 batch, per task, per model or writer→reader pair, per condition and defense.
@@ -52,12 +53,17 @@ local backend lacks, unless the subset leaves those tasks out. For a study on
 the kubernetes sandbox it says where the pods run and how each task's snapshot
 image reaches the nodes (pushed to a registry, or imported).
 
+` + showHelp + `
+
 ` + selectionHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, sel, plan, runs, err := loadPlan(cmd, g, args[0], sandbox, &subset, true)
 			if err != nil {
 				return err
+			}
+			if show != "" {
+				return writeBriefings(g.stdout, s, runs, show)
 			}
 			if sel != nil {
 				fmt.Fprintf(g.stdout, "%s\n\n", selectedLine(sel, len(runs), len(plan)))
@@ -76,6 +82,7 @@ image reaches the nodes (pushed to a registry, or imported).
 	}
 	cmd.Flags().BoolVar(&verbose, "cells", false, "list every cell with its run count")
 	cmd.Flags().BoolVar(&listRun, "runs", false, "list every run: its id, cell and repeat")
+	cmd.Flags().StringVar(&show, "show", "", "print what each agent of the cells `CELL` names is told (a cell key, or a pattern with *)")
 	subset.register(cmd)
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker", "local" or "kubernetes"`)
 	return cmd

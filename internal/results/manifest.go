@@ -58,6 +58,7 @@ func (m Manifest) Task(name string) (TaskInfo, bool) {
 // the number of the full plan's runs it kept.
 type SelectionRecord struct {
 	Tasks      []string `json:"tasks,omitempty"`
+	SkipTasks  []string `json:"skip_tasks,omitempty"`
 	Models     []string `json:"models,omitempty"`
 	Grids      []string `json:"grids,omitempty"`
 	Conditions []string `json:"conditions,omitempty"`

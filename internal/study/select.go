@@ -19,6 +19,7 @@ import (
 // most Sample of the filtered runs (see Stratum and Sample).
 type Selection struct {
 	Tasks      []string
+	SkipTasks  []string // runs of these tasks are left out, whatever Tasks keeps
 	Models     []string
 	Grids      []string
 	Conditions []string
@@ -29,7 +30,7 @@ type Selection struct {
 
 // Empty reports whether the selection keeps the whole plan.
 func (sel Selection) Empty() bool {
-	return len(sel.Tasks)+len(sel.Models)+len(sel.Grids)+len(sel.Conditions)+len(sel.Defenses) == 0 && sel.Sample <= 0
+	return len(sel.Tasks)+len(sel.SkipTasks)+len(sel.Models)+len(sel.Grids)+len(sel.Conditions)+len(sel.Defenses) == 0 && sel.Sample <= 0
 }
 
 // Normalize trims the names, drops empty ones and duplicates, keeping the
@@ -46,7 +47,7 @@ func (sel Selection) Normalize() Selection {
 		}
 		return out
 	}
-	sel.Tasks, sel.Models, sel.Grids = clean(sel.Tasks), clean(sel.Models), clean(sel.Grids)
+	sel.Tasks, sel.SkipTasks, sel.Models, sel.Grids = clean(sel.Tasks), clean(sel.SkipTasks), clean(sel.Models), clean(sel.Grids)
 	sel.Conditions, sel.Defenses = clean(sel.Conditions), clean(sel.Defenses)
 	return sel
 }
@@ -67,6 +68,7 @@ func (sel Selection) Validate(s *Study) []error {
 		}
 	}
 	check("tasks", "task", sel.Tasks, used.tasks)
+	check("skip-tasks", "task", sel.SkipTasks, used.tasks)
 	check("models", "model", sel.Models, used.models)
 	check("grids", "grid", sel.Grids, used.grids)
 	check("conditions", "condition", sel.Conditions, used.conditions)
@@ -125,7 +127,7 @@ func (sel Selection) Filter(runs []Run) []Run {
 	for _, r := range runs {
 		model := len(sel.Models) == 0 || slices.Contains(sel.Models, r.ModelA) ||
 			r.ModelB != "" && slices.Contains(sel.Models, r.ModelB)
-		if model && in(sel.Tasks, r.Task) && in(sel.Grids, r.Grid) &&
+		if model && in(sel.Tasks, r.Task) && !slices.Contains(sel.SkipTasks, r.Task) && in(sel.Grids, r.Grid) &&
 			in(sel.Conditions, r.Condition) && in(sel.Defenses, r.Defense) {
 			out = append(out, r)
 		}
@@ -153,7 +155,7 @@ func (sel Selection) String() string {
 		flag  string
 		names []string
 	}{
-		{"tasks", sel.Tasks}, {"models", sel.Models}, {"grids", sel.Grids},
+		{"tasks", sel.Tasks}, {"skip-tasks", sel.SkipTasks}, {"models", sel.Models}, {"grids", sel.Grids},
 		{"conditions", sel.Conditions}, {"defenses", sel.Defenses},
 	} {
 		if len(f.names) > 0 {
