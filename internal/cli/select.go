@@ -35,8 +35,8 @@ folder, with another subset or none, runs only what is still missing.`
 // selectFlags are the subset flags of run and plan.
 type selectFlags struct {
 	tasks, skipTasks, models, grids, conditions, defenses []string
-	sample                                     int
-	sampleSeed                                 int64
+	sample                                                int
+	sampleSeed                                            int64
 }
 
 func (f *selectFlags) register(cmd *cobra.Command) {

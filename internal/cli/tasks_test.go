@@ -39,7 +39,7 @@ func TestTasksCommands(t *testing.T) {
 			stdout: []string{"=== cell single/calendar_notes/invite/compliant/hack/none", "system prompt:", "list_meetings (read)",
 				`note "SECRET-00000000"`, "tool:list_meetings, for date \"2026-05-12\":"}},
 		{name: "plan --show with a pattern", args: []string{"plan", "--show", "single/*/none/silent/plain/none", userStudy},
-			stdout: []string{"=== cell single/invoice_approval/none/silent", "=== cell single/calendar_notes/none/silent", "canary none (a clean run)"},
+			stdout:   []string{"=== cell single/invoice_approval/none/silent", "=== cell single/calendar_notes/none/silent", "canary none (a clean run)"},
 			noStdout: []string{"SECRET-"}},
 		{name: "plan --show of no cell", args: []string{"plan", "--show", "nope", userStudy}, code: 1, stderr: []string{`--show "nope" names no cell`}},
 		{name: "plan --skip-tasks", args: []string{"plan", "--skip-tasks", "ticket_relay", userStudy},
