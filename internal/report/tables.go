@@ -128,7 +128,9 @@ func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
 // variant, each row is one payload variant of its task.
 func stageTablesBy(a *Aggregator, v view, group func(Cell) Cell, variant bool) (csvT, mdT Table) {
 	keys, counts := a.Rollup(isAttacked, group)
-	slices.SortFunc(keys, func(x, y Cell) int { return cmp.Or(cmp.Compare(x.Task, y.Task), cmp.Compare(x.Variant, y.Variant), compareCells(x, y)) })
+	slices.SortFunc(keys, func(x, y Cell) int {
+		return cmp.Or(cmp.Compare(x.Task, y.Task), cmp.Compare(x.Variant, y.Variant), compareCells(x, y))
+	})
 	ids := func(k Cell) []string {
 		if variant {
 			return []string{k.Task, k.Variant}
