@@ -342,7 +342,7 @@ func (d *decoder) checkPayloadTools(t *Task) {
 		offered = offered || slices.Contains(first.Tools, name)
 	}
 	if !offered {
-		d.l.Errorf(bc.Rng("payload_tools"), "Payload tool not offered", "The first role %q is offered none of the payload tools %v, so every run would count as no tool call.", first.Name, t.PayloadTools)
+		d.l.Errorf(bc.Rng("payload_tools"), "Payload tool not offered", "The first role %q is offered none of the payload tools %v, so every run would count as no tool call; place the payload where the first role reads, or set payload_tools to the tools it calls to read it.", first.Name, t.PayloadTools)
 	}
 }
 

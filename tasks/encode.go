@@ -111,7 +111,7 @@ func encodeTask(b *hclwrite.Body, t *Task) {
 		for _, v := range t.Variants {
 			b.AppendNewline()
 			vb := b.AppendNewBlock("variant", []string{v.Name}).Body()
-			str(vb, "surface", v.Surface)
+			optStr(vb, "surface", v.Surface)
 			if v.Placements != nil {
 				list(vb, "placements", v.Placements)
 			}
