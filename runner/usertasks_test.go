@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/sandbox/local"
+	"github.com/killchain/killchain/tasks"
 )
 
 // userStudy runs three tasks a researcher wrote as task files, none like a
@@ -158,4 +161,43 @@ func TestUserTasksDocker(t *testing.T) {
 			t.Errorf("%s: docker stage %s goal %v success %v, local %s %v %v", r.Cell, r.Stage, r.AttackGoal, r.TaskSuccess, l.Stage, l.AttackGoal, l.TaskSuccess)
 		}
 	}
+}
+
+// TestStarterTask runs the file `killchain tasks new` writes, as written,
+// with the reference agents: it gives every control its stages.
+func TestStarterTask(t *testing.T) {
+	dir := t.TempDir()
+	src, err := tasks.Starter("fresh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fresh.hcl"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	studySrc := `study "starter" {
+  task_files = ["fresh.hcl"]
+}
+grid "g" {
+  tasks      = ["fresh"]
+  models     = ["compliant", "resistant", "paraphraser", "late", "quoter", "silent"]
+  conditions = ["plain", "hack"]
+}
+`
+	for _, p := range []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent"} {
+		studySrc += "model \"" + p + "\" {\n  provider = \"scripted\"\n  policy   = \"" + p + "\"\n}\n"
+	}
+	file := filepath.Join(dir, "study.hcl")
+	if err := os.WriteFile(file, []byte(studySrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := loadStudy(t, file)
+	out := filepath.Join(dir, "out")
+	r, err := New(s, Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: scriptedOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	checkUserRuns(t, out, readAll(t, out))
 }
