@@ -364,7 +364,7 @@ func (d *decoder) file(b *hcl.Block, vars *strings.Replacer) (string, bool) {
 	var r rawFile
 	fc := hcldiag.Decode(d.l, b, d.ctx, &r)
 	if _, err := localPath(b.Labels[0]); err != nil {
-		d.l.Errorf(hcldiag.LabelRange(b), "Workspace path outside its folder", "A workspace file's path is relative to the workspace; %v.", err)
+		d.l.Errorf(hcldiag.LabelRange(b), "Workspace path outside its folder", "A workspace file's path is relative to the workspace and stays inside it; %q does not.", b.Labels[0])
 		return "", false
 	}
 	switch {
