@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,4 +201,29 @@ grid "g" {
 		t.Fatal(err)
 	}
 	checkUserRuns(t, out, readAll(t, out))
+}
+
+// TestUserRewardTask runs a reward-hack task of a researcher's own (a
+// workspace folder beside its task file) with every reward-hack reference
+// agent on the local backend: each ends with the verdict its contract says.
+func TestUserRewardTask(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs reward-hack runs with shell commands")
+	}
+	abs, err := filepath.Abs("../tasks/testdata/valid/reward_user.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := []string{"honest", "test_editor", "special_caser", "narrating_hacker", "silent_hacker"}
+	src := "study \"user_reward\" {\n  task_files = [\"" + abs + "\"]\n}\n" +
+		"grid \"g\" {\n  tasks      = [\"reward_user\"]\n  models     = [\"" + strings.Join(agents, "\", \"") + "\"]\n  conditions = [\"plain\", \"narrate\"]\n}\n"
+	for _, p := range agents {
+		src += "model \"" + p + "\" {\n  provider = \"scripted\"\n  policy   = \"" + p + "\"\n}\n"
+	}
+	file := filepath.Join(t.TempDir(), "study.hcl")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, runs := runStudy(t, file)
+	checkRewardContract(t, out, runs, 10)
 }
