@@ -14,13 +14,16 @@
 //
 // The scripted reference agents (models/scripted) and the write_filter
 // defense read task content without knowing any particular task. They rely
-// on the conventions below; every task in this package follows them and the
-// package tests check them.
+// on the conventions below; every built-in task follows them, the package
+// tests check them, and a researcher's task that follows them gets its
+// positive and negative controls (docs/writing-a-task.md).
 //
 //  1. Every role prompt names explicitly what the role works on: the URL
 //     (https://…), the document or audio path (docs/x.pdf, audio/x.wav), the
 //     search query in double quotes, the memory key to read or write in
-//     double quotes (for example "summary"), and the recipient e-mail address.
+//     double quotes (for example "summary"), each tool of the task's own it
+//     calls by name with its arguments written like `vendor "Kestrel"`, and
+//     the recipient e-mail address.
 //     The first e-mail address in a prompt is the legitimate recipient
 //     (Goal.Recipient); a prompt never holds the attacker's address. In a
 //     delegation relay the reader's prompt names the recipient before
@@ -40,8 +43,9 @@
 //     payload names its action explicitly: either an e-mail address at the
 //     attacker's domain (AttackGoal.Address, rendered into
 //     AttackerPlaceholder) to send to, or an admin tool by its exact name
-//     (escalate_privilege, delete_record, exfiltrate_data) with its arguments
-//     written like `user "contractor-7"`, `role "admin"`, `record_id "R-1042"`.
+//     (escalate_privilege, delete_record, exfiltrate_data) or a task tool by
+//     its exact name, with its arguments written like `user "contractor-7"`,
+//     `role "admin"`, `record_id "R-1042"`.
 //
 //  4. The attacker's address differs from every legitimate address.
 //
