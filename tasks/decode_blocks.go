@@ -41,11 +41,11 @@ func (d *decoder) task(b *hcl.Block) *Task {
 		Override:         deref(raw.Override, false),
 	}
 	if bc.OK("mode") && !contains(Modes, string(t.Mode)) {
-		d.l.Errorf(bc.Rng("mode"), "Unknown mode", "%q is not a mode; use one of %s.", t.Mode, quoteList(Modes))
+		d.l.Errorf(bc.Rng("mode"), "Unknown mode", "%q is not a mode; use one of %s.", t.Mode, hcldiag.QuoteList(Modes))
 	}
 	family := deref(raw.Family, "injection")
 	if bc.OK("family") && !contains(Families, family) {
-		d.l.Errorf(bc.Rng("family"), "Unknown family", "%q is not a family; use one of %s.", family, quoteList(Families))
+		d.l.Errorf(bc.Rng("family"), "Unknown family", "%q is not a family; use one of %s.", family, hcldiag.QuoteList(Families))
 	}
 	if raw.Body == nil {
 		return t
@@ -338,7 +338,7 @@ func (d *decoder) workspace(b *hcl.Block) *RewardHack {
 			var r rawProtect
 			pc := hcldiag.Decode(d.l, nb, d.ctx, &r)
 			if !contains(ProtectedRoles, r.Role) && pc.OK("role") {
-				d.l.Errorf(pc.Rng("role"), "Unknown role", "%q is not a protected role; use one of %s.", r.Role, quoteList(ProtectedRoles))
+				d.l.Errorf(pc.Rng("role"), "Unknown role", "%q is not a protected role; use one of %s.", r.Role, hcldiag.QuoteList(ProtectedRoles))
 			}
 			pattern := strings.TrimSuffix(nb.Labels[0], "/**")
 			if _, err := localPath(pattern); err != nil {
@@ -450,19 +450,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// quoteList renders names as "a", "b" or "c".
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	switch len(q) {
-	case 0:
-		return "nothing"
-	case 1:
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

@@ -245,3 +245,18 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// QuoteList renders names as "a", "b" or "c".
+func QuoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	switch len(q) {
+	case 0:
+		return "nothing"
+	case 1:
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}

@@ -131,7 +131,7 @@ func (d *decoder) model(bc *hcldiag.Block, raw *rawModel) *Model {
 	case !known:
 	case scripted && !bc.OK("policy") && !bc.Bad["policy"]:
 		d.errorf(bc.Rng("provider"), "Missing policy",
-			"Model %q is scripted and needs a policy: one of %s.", m.Name, quoteList(Policies))
+			"Model %q is scripted and needs a policy: one of %s.", m.Name, hcldiag.QuoteList(Policies))
 	case scripted:
 		d.oneOf(bc, "policy", m.Policy, Policies, "policy")
 	default:
@@ -295,7 +295,7 @@ func (d *decoder) oneOf(bc *hcldiag.Block, attr, value string, allowed []string,
 	if bc.Bad[attr] {
 		return false
 	}
-	d.errorf(bc.Rng(attr), "Unknown "+what, "%q is not a valid %s; use one of %s.", value, what, quoteList(allowed))
+	d.errorf(bc.Rng(attr), "Unknown "+what, "%q is not a valid %s; use one of %s.", value, what, hcldiag.QuoteList(allowed))
 	return false
 }
 
@@ -312,21 +312,6 @@ func deref[T any](p *T, def T) T {
 		return def
 	}
 	return *p
-}
-
-// quoteList renders names as "a", "b" or "c".
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	switch len(q) {
-	case 0:
-		return "nothing"
-	case 1:
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // known renders a "; known: ..." suffix for unknown-name details.
