@@ -347,8 +347,14 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 	if err != nil {
 		return err
 	}
-	for _, now := range r.defs {
-		if was, ok := m.Task(now.Name); ok && was.SHA256 != now.SHA256 {
+	for i, now := range r.defs {
+		was, ok := m.Task(now.Name)
+		if ok && was.SHA256 == now.SHA256 {
+			// The same definition: where it was first read from stays on
+			// record (a resume from the folder reads it from task_defs/).
+			r.defs[i].Source = was.Source
+		}
+		if ok && was.SHA256 != now.SHA256 {
 			return fmt.Errorf("task %s changed since %s was started (its definition there, %s, has sha256 %.12s; now %.12s from %s): run it into a new --output",
 				now.Name, dir, was.File, was.SHA256, now.SHA256, now.Source)
 		}

@@ -97,6 +97,15 @@ func TestTaskDefinitionsKept(t *testing.T) {
 		if err != nil || sum.Ran != 0 {
 			t.Fatalf("resume ran %d runs, err %v", sum.Ran, err)
 		}
+		after, err := results.ReadManifest(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range after.Tasks {
+			if !strings.HasPrefix(info.Source, src) {
+				t.Errorf("after the resume %s is recorded from %s, not where it was first read", info.Name, info.Source)
+			}
+		}
 	})
 	t.Run("a changed task is refused", func(t *testing.T) {
 		file := filepath.Join(src, "tasks", "calendar_notes.hcl")
