@@ -93,3 +93,15 @@ func TestDecodeInvalid(t *testing.T) {
 		t.Errorf("diagnostics differ from %s; got:\n%s", golden, all.String())
 	}
 }
+
+// TestBuiltinsDecodeClean decodes the embedded task files: no error and no
+// warning, and twelve tasks.
+func TestBuiltinsDecodeClean(t *testing.T) {
+	ts, diags := tasks.LoadFS(os.DirFS("."), tasks.BuiltinDir)
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	if len(ts) != 12 || len(tasks.Builtin().Names()) != 12 {
+		t.Fatalf("%d built-in tasks", len(ts))
+	}
+}
