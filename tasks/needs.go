@@ -34,5 +34,8 @@ func (t *Task) Needs() []sandbox.Capability {
 	if len(t.Clips) > 0 {
 		add(sandbox.Audio)
 	}
+	if t.Reward != nil {
+		add(sandbox.Shell)
+	}
 	return need
 }
