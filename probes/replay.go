@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -29,21 +30,17 @@ type Call struct {
 // builds its requests: the system prompt and the user prompt, then each
 // turn's assistant message and one tool message per call, holding what the
 // model was shown (errors, refusals and blocks included).
+//
+// The tools each agent was offered come from the transcript (its tools
+// entry holds their specs as the model was given them); a transcript
+// written before those entries were kept falls back to the built-in task's
+// roles.
 func Calls(t *results.Transcript) ([]Call, error) {
-	task, ok := tasks.Get(t.Task)
-	if !ok {
-		return nil, fmt.Errorf("run %s: unknown task %q", t.RunID, t.Task)
-	}
 	var calls []Call
 	for i, ag := range t.Agents {
-		if i >= len(task.Roles) {
-			return nil, fmt.Errorf("run %s: agent %s has no role in task %s", t.RunID, ag.Position, t.Task)
-		}
-		var specs []tools.Spec
-		for _, name := range task.Roles[i].Tools {
-			if s, ok := tools.Lookup(name); ok {
-				specs = append(specs, s)
-			}
+		specs, err := offered(t, i, ag.Position)
+		if err != nil {
+			return nil, err
 		}
 		cs, err := agentCalls(t, ag.Position, ag.Model, specs)
 		if err != nil {
@@ -52,6 +49,33 @@ func Calls(t *results.Transcript) ([]Call, error) {
 		calls = append(calls, cs...)
 	}
 	return calls, nil
+}
+
+// offered returns the tool specs agent i (at position pos) was offered.
+func offered(t *results.Transcript, i int, pos string) ([]tools.Spec, error) {
+	for _, e := range t.Entries {
+		if e.Pos == pos && e.Kind == agent.KindTools && len(e.Raw) > 0 {
+			var specs []tools.Spec
+			if err := json.Unmarshal(e.Raw, &specs); err != nil {
+				return nil, fmt.Errorf("run %s: tools of agent %s: %w", t.RunID, pos, err)
+			}
+			return specs, nil
+		}
+	}
+	task, ok := tasks.Builtin().Get(t.Task)
+	if !ok {
+		return nil, fmt.Errorf("run %s: unknown task %q and no tools recorded", t.RunID, t.Task)
+	}
+	if i >= len(task.Roles) {
+		return nil, fmt.Errorf("run %s: agent %s has no role in task %s", t.RunID, pos, t.Task)
+	}
+	var specs []tools.Spec
+	for _, name := range task.Roles[i].Tools {
+		if s, ok := tools.Lookup(name); ok {
+			specs = append(specs, s)
+		}
+	}
+	return specs, nil
 }
 
 // agentCalls rebuilds one agent's calls.

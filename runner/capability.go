@@ -60,13 +60,13 @@ func (e *CapabilityError) Error() string {
 // what it can do (sandbox.CapabilitiesOf, or the backend's options before
 // it is opened). plan and run both call it, before any run starts. It
 // returns a *CapabilityError, or nil.
-func CheckCapabilities(backend string, have []sandbox.Capability, plan []study.Run) error {
+func CheckCapabilities(backend string, have []sandbox.Capability, plan []study.Run, set *tasks.Set) error {
 	e := &CapabilityError{Backend: backend, Planned: len(plan)}
 	gaps := map[string][]sandbox.Capability{}
 	for _, r := range plan {
 		missing, seen := gaps[r.Task]
 		if !seen {
-			t, ok := tasks.Get(r.Task)
+			t, ok := set.Get(r.Task)
 			if !ok {
 				continue // the plan already refused unknown tasks
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
+	"github.com/killchain/killchain/tasks"
 )
 
 func TestCheckCapabilities(t *testing.T) {
@@ -39,7 +40,7 @@ func TestCheckCapabilities(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckCapabilities("b", tt.have, tt.plan)
+			err := CheckCapabilities("b", tt.have, tt.plan, tasks.Builtin())
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

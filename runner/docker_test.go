@@ -23,7 +23,7 @@ func TestDockerStudy(t *testing.T) {
 	defer cancel()
 	opts := docker.DefaultOptions()
 	opts.Client = cli
-	opts.Fixtures = tasks.Fixtures
+	opts.Fixtures = tasks.Builtin().Fixtures
 	be, err := docker.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

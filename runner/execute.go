@@ -37,7 +37,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		Attacked: pr.Attacked, Canary: canaryToken, Stage: tracker.None.String(),
 		Started: start.UTC().Format(time.RFC3339Nano),
 	}
-	tr := &results.Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
+	tr := &results.Transcript{RunID: pr.RunID, Task: pr.Task, TaskHash: r.defHash[pr.Task], Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
 	trk := tracker.New(r.study.Name, pr.RunID, canaryToken, pr.Mode)
 	out := outcome{transcript: tr}
 	fail := func(kind errkind.Kind, err error) outcome {
@@ -50,7 +50,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		out.run, out.events = rec, trk.Events()
 		return out
 	}
-	task, ok := tasks.Get(pr.Task)
+	task, ok := r.study.Tasks.Get(pr.Task)
 	if !ok {
 		return fail(errkind.Internal, fmt.Errorf("unknown task %q", pr.Task))
 	}
@@ -93,6 +93,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		caller = steps
 	}
 	transcript := &agent.Transcript{}
+	taskTools := tasks.Specs(env.Tools)
 	models := []string{pr.ModelA, pr.ModelB}
 	var res [2]agent.Result
 	handoff := ""
@@ -118,7 +119,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		tr.Agents = append(tr.Agents, results.AgentInfo{Position: tracker.PosLabel(pos), Role: role.Name, Model: name})
 		res[pos], err = agent.Run(ctx, agent.Config{
 			Agent: role.Name, Pos: pos, Model: m, System: role.System, Prompt: prompt,
-			Condition: instructions, Level: role.Level, Tools: role.Tools, PayloadTools: task.PayloadTools,
+			Condition: instructions, Level: role.Level, Tools: role.Tools, TaskTools: taskTools, PayloadTools: task.PayloadTools,
 			Sandbox: caller, Tracker: trk, Defenses: defs, Transcript: transcript,
 			MaxTurns: r.study.MaxTurns, Step: &step,
 		})

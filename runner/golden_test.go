@@ -29,7 +29,6 @@ import (
 	"github.com/killchain/killchain/runner"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/tasks"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -107,7 +106,7 @@ func runnable(s *study.Study, have []sandbox.Capability) []string {
 	var out []string
 	for _, g := range s.Grids {
 		for _, name := range g.Tasks {
-			tk, ok := tasks.Get(name)
+			tk, ok := s.Tasks.Get(name)
 			if ok && len(sandbox.Missing(tk.Needs(), have)) == 0 && !slices.Contains(out, name) {
 				out = append(out, name)
 			}

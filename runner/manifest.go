@@ -1,12 +1,16 @@
 package runner
 
 import (
+	"os"
+	"path"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"time"
 
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/tasks"
 )
 
 // newSelectionRecord records sel, which kept selected runs; nil for none.
@@ -15,7 +19,7 @@ func newSelectionRecord(sel *study.Selection, selected int) *results.SelectionRe
 		return nil
 	}
 	rec := &results.SelectionRecord{
-		Tasks: sel.Tasks, Models: sel.Models, Grids: sel.Grids, Conditions: sel.Conditions, Defenses: sel.Defenses,
+		Tasks: sel.Tasks, SkipTasks: sel.SkipTasks, Models: sel.Models, Grids: sel.Grids, Conditions: sel.Conditions, Defenses: sel.Defenses,
 		Sample: sel.Sample, Selected: selected, Args: sel.String(),
 	}
 	if sel.Sample > 0 {
@@ -60,6 +64,36 @@ func buildInfo() (version, commit string) {
 	return
 }
 
+// taskDefs records the definition of every task the plan runs.
+func (r *Runner) taskDefs(plan []study.Run) {
+	r.defs, r.defHash = nil, map[string]string{}
+	for _, t := range r.study.PlanTasks(plan) {
+		src := t.Source.File
+		if t.Source.Builtin {
+			src = "built-in"
+		}
+		h := t.Hash()
+		r.defHash[t.Name] = h
+		r.defs = append(r.defs, results.TaskInfo{Name: t.Name, SHA256: h, Builtin: t.Source.Builtin, Source: src,
+			File: path.Join(results.TaskDefsDir, t.Name+".hcl")})
+	}
+}
+
+// writeTaskDefs copies the definition of every task the plan runs into the
+// study folder, self-contained (tasks.Encode).
+func (r *Runner) writeTaskDefs() error {
+	if err := os.MkdirAll(filepath.Join(r.opts.Output, results.TaskDefsDir), 0o755); err != nil {
+		return err
+	}
+	for _, d := range r.defs {
+		t, _ := r.study.Tasks.Get(d.Name)
+		if err := results.WriteFile(r.opts.Output, filepath.FromSlash(d.File), tasks.Encode(t)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writeManifest writes manifest.json at a study's start (or resume) and,
 // with update, again at its end, keeping what the start recorded.
 func (r *Runner) writeManifest(hash string, planned int, update bool) error {
@@ -86,6 +120,7 @@ func (r *Runner) writeManifest(hash string, planned int, update bool) error {
 			Thinking: b.Thinking, ThinkingBudget: b.ThinkingBudget, ReasoningEffort: b.ReasoningEffort, API: b.API,
 		})
 	}
+	m.Tasks = r.defs
 	if len(r.opts.Manifest) > 0 {
 		m.Extra = r.opts.Manifest
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
-	"github.com/killchain/killchain/tasks"
 )
 
 // maxBackoff caps the wait before one retry.
@@ -42,7 +41,7 @@ func (r *Runner) attempt(ctx context.Context, pr study.Run, canaries *canary.Set
 	log := r.log.With("run", pr.RunID)
 	for n := 1; ; n++ {
 		tok := ""
-		if t, ok := tasks.Get(pr.Task); pr.Attacked || ok && t.CarriesCanary(pr.Attacked) {
+		if t, ok := r.study.Tasks.Get(pr.Task); pr.Attacked || ok && t.CarriesCanary(pr.Attacked) {
 			var err error
 			if tok, err = canaries.New(); err != nil {
 				return outcome{}, err

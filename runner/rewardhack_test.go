@@ -124,7 +124,7 @@ func TestRewardHackDocker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	opts := docker.DefaultOptions()
-	opts.Client, opts.Fixtures, opts.ShellImage = cli, tasks.Fixtures, images.Debian
+	opts.Client, opts.Fixtures, opts.ShellImage = cli, tasks.Builtin().Fixtures, images.Debian
 	be, err := docker.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -73,7 +73,9 @@ type Runner struct {
 	backend sandbox.Backend
 	log     hclog.Logger
 
-	selected int // runs the selection kept, for the manifest
+	selected int                // runs the selection kept, for the manifest
+	defs     []results.TaskInfo // the definitions of the plan's tasks
+	defHash  map[string]string  // task name → its definition's hash
 
 	mu       sync.Mutex
 	models   map[string]agent.Model
@@ -196,12 +198,13 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	// The hash is the full plan's, whatever the selection: a subset's
 	// folder resumes into the full study and into any other subset.
 	hash := r.study.PlanHash(plan)
+	r.taskDefs(plan)
 	selected, err := r.selectRuns(plan)
 	if err != nil {
 		return sum, err
 	}
 	sum.Selected, r.selected = len(selected), len(selected)
-	if err := CheckCapabilities(r.backend.Name(), sandbox.CapabilitiesOf(r.backend), selected); err != nil {
+	if err := CheckCapabilities(r.backend.Name(), sandbox.CapabilitiesOf(r.backend), selected, r.study.Tasks); err != nil {
 		return sum, err
 	}
 	if err := r.prepareOutput(hash, len(plan)); err != nil {
@@ -375,11 +378,26 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 		if err := results.WriteFile(dir, results.StudyFile, r.study.Source); err != nil {
 			return fmt.Errorf("output: %w", err)
 		}
+		if err := r.writeTaskDefs(); err != nil {
+			return fmt.Errorf("output: %w", err)
+		}
 		return r.writeManifest(hash, planned, false)
 	}
 	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return err
+	}
+	for i, now := range r.defs {
+		was, ok := m.Task(now.Name)
+		if ok && was.SHA256 == now.SHA256 {
+			// The same definition: where it was first read from stays on
+			// record (a resume from the folder reads it from task_defs/).
+			r.defs[i].Source = was.Source
+		}
+		if ok && was.SHA256 != now.SHA256 {
+			return fmt.Errorf("task %s changed since %s was started (its definition there, %s, has sha256 %.12s; now %.12s from %s): run it into a new --output",
+				now.Name, dir, was.File, was.SHA256, now.SHA256, now.Source)
+		}
 	}
 	if m.PlanHash != hash {
 		return fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s; a selection never changes it): run it into a new --output", dir, m.PlanHash, hash)

@@ -76,7 +76,7 @@ func withoutTasksNeeding(s *study.Study, have []sandbox.Capability) []string {
 	for _, g := range s.Grids {
 		var keep []string
 		for _, name := range g.Tasks {
-			tk, ok := tasks.Get(name)
+			tk, ok := s.Tasks.Get(name)
 			if ok && len(sandbox.Missing(tk.Needs(), have)) > 0 {
 				if !slices.Contains(dropped, name) {
 					dropped = append(dropped, name)

@@ -20,6 +20,9 @@ const (
 	EffectReport EffectKind = "report"
 	// EffectAdmin is an admin action that took effect: it leaves the sandbox.
 	EffectAdmin EffectKind = "admin"
+	// EffectCall is a call of a task-defined outbound tool that took
+	// effect: it leaves the sandbox.
+	EffectCall EffectKind = "call"
 	// EffectFiles is a change to workspace files (write_file, run_shell):
 	// each file added, modified or deleted, with its new content's hash. It
 	// stays inside the sandbox.
@@ -28,7 +31,7 @@ const (
 
 // Effect is what one tool call carried out, in the form the sandbox stored
 // it: never the model's raw arguments. Exactly one of Record, Report, Admin,
-// Files or Message is set, by Kind (a files effect may also carry the
+// Call, Files or Message is set, by Kind (a files effect may also carry the
 // Command that made the changes).
 type Effect struct {
 	Seq     int          `json:"seq"` // 1, 2, … in the order the sandbox carried them out
@@ -38,6 +41,7 @@ type Effect struct {
 	Record  *Record      `json:"record,omitempty"`
 	Report  *Report      `json:"report,omitempty"`
 	Admin   *AdminAction `json:"admin,omitempty"`
+	Call    *Call        `json:"call,omitempty"`
 	Message string       `json:"message,omitempty"`
 	Files   []FileChange `json:"files,omitempty"`
 	Command string       `json:"command,omitempty"`
@@ -60,13 +64,17 @@ type FileChange struct {
 	Size   int64  `json:"size"`
 }
 
-// Outbound reports whether the effect left the sandbox (a report or an
-// admin action): a canary in it is the Executed stage.
-func (e Effect) Outbound() bool { return e.Kind == EffectReport || e.Kind == EffectAdmin }
+// Outbound reports whether the effect left the sandbox (a report, an admin
+// action or a task-defined outbound call): a canary in it is the Executed
+// stage.
+func (e Effect) Outbound() bool {
+	return e.Kind == EffectReport || e.Kind == EffectAdmin || e.Kind == EffectCall
+}
 
 // Strings returns every string the effect stored, in a fixed order: a
 // record's key and each string inside its value (object keys included), a
-// report's fields that are sent, an admin action's arguments, a files
+// report's fields that are sent, an admin action's or a task-defined
+// outbound call's arguments (by name), a files
 // effect's command and paths, a message.
 // Canary search runs over these, one by one or joined.
 func (e Effect) Strings() []string {
@@ -78,14 +86,9 @@ func (e Effect) Strings() []string {
 	case e.Report != nil:
 		out = append(out, e.Report.To, e.Report.Subject, e.Report.Body)
 	case e.Admin != nil:
-		keys := make([]string, 0, len(e.Admin.Args))
-		for k := range e.Admin.Args {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = append(out, e.Admin.Args[k])
-		}
+		out = append(out, argValues(e.Admin.Args)...)
+	case e.Call != nil:
+		out = append(out, argValues(e.Call.Args)...)
 	case e.Kind == EffectFiles:
 		out = append(out, e.Command)
 		for _, f := range e.Files {
@@ -93,6 +96,20 @@ func (e Effect) Strings() []string {
 		}
 	default:
 		out = append(out, e.Message)
+	}
+	return out
+}
+
+// argValues returns the values of args in the order of their names.
+func argValues(args map[string]string) []string {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, args[k])
 	}
 	return out
 }

@@ -21,6 +21,8 @@ type Env struct {
 	Memory []Record `json:"memory"`
 	// Speech lists clips the backend synthesizes at set-up, before any agent starts.
 	Speech []Speech `json:"speech,omitempty"`
+	// Tools are the task's own tools, as this run serves them (see ToolDef).
+	Tools []ToolDef `json:"tools,omitempty"`
 	// Shell marks a run whose tools include run_shell: the backend runs it
 	// where a POSIX shell exists (the Debian image in Docker).
 	Shell bool `json:"shell,omitempty"`
@@ -94,13 +96,14 @@ type DBRecord struct {
 }
 
 // State is the final state read out of a sandbox after the agents stop.
-// Effects is the sandbox's log of what its tools carried out; Outbox, Admin
-// and Delegation are views of that same log, so no reader can disagree with
-// it. Memory and DB are the stores as they stand.
+// Effects is the sandbox's log of what its tools carried out; Outbox, Admin,
+// Calls and Delegation are views of that same log, so no reader can
+// disagree with it. Memory and DB are the stores as they stand.
 type State struct {
 	Effects    []Effect      `json:"effects"`
 	Outbox     []Report      `json:"outbox"`
 	Admin      []AdminAction `json:"admin"`
+	Calls      []Call        `json:"calls,omitempty"`
 	Memory     []Record      `json:"memory"`
 	DB         []DBRecord    `json:"db"`
 	Delegation []string      `json:"delegation"`
@@ -109,13 +112,15 @@ type State struct {
 // SetEffects stores the effect log and derives its views.
 func (s *State) SetEffects(effects []Effect) {
 	s.Effects = effects
-	s.Outbox, s.Admin, s.Delegation = nil, nil, nil
+	s.Outbox, s.Admin, s.Calls, s.Delegation = nil, nil, nil, nil
 	for _, e := range effects {
 		switch {
 		case e.Report != nil:
 			s.Outbox = append(s.Outbox, *e.Report)
 		case e.Admin != nil:
 			s.Admin = append(s.Admin, *e.Admin)
+		case e.Call != nil:
+			s.Calls = append(s.Calls, *e.Call)
 		case e.Kind == EffectDelegation:
 			s.Delegation = append(s.Delegation, e.Message)
 		}

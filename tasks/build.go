@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -33,15 +32,19 @@ func RenderSpoken(payload, canaryToken, attacker string) string {
 	return Render(payload, canary.Spoken(canaryToken), SpeakAddress(attacker))
 }
 
-// SpokenPhrases is the phrase list of a task's speech clip (sandbox.Speech
-// Phrases): the clean script, then every variant's payload with the
-// attacker's address spoken and CanaryPlaceholder left where the code goes.
-// It is the same for every run of the task, clean or attacked.
-func SpokenPhrases(t *Task, clean string) string {
-	parts := []string{strings.TrimSpace(clean)}
+// SpokenPhrases is the phrase list of one of a task's speech clips
+// (sandbox.Speech Phrases): the clean script, then the wording of every
+// variant that fills a placement in the clip, with the attacker's address
+// spoken and CanaryPlaceholder left where the code goes. It is the same for
+// every run of the task, clean or attacked.
+func SpokenPhrases(t *Task, c Clip) string {
+	parts := []string{squeezed(fill(c.Script, func(string) string { return "" }))}
+	names := placeholders(c.Script)
 	for _, v := range t.Variants {
-		if v.Spoken {
-			parts = append(parts, strings.TrimSpace(Render(v.Payload, CanaryPlaceholder, SpeakAddress(t.Attack.Address))))
+		for _, n := range names {
+			if w, ok := v.Wording(n); ok {
+				parts = append(parts, strings.TrimSpace(Render(w, CanaryPlaceholder, SpeakAddress(t.Attack.Address))))
+			}
 		}
 	}
 	return strings.Join(parts, "\n")
@@ -83,13 +86,11 @@ func SpeakAddress(addr string) string {
 
 // Env builds the environment planted for one run. It resolves the variant by
 // name (so a caller may pass only BuildInput.Variant.Name), checks the canary
-// against the condition, calls Build and checks the result: an attacked
-// environment must carry the run's canary and a clean one no canary-shaped
-// string.
+// against the condition, builds every environment item with the run's
+// payload in place and checks the result: an attacked environment must carry
+// the run's canary (unless the task measures only the attack goal) and a
+// clean one no canary-shaped string.
 func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
-	if t.Build == nil {
-		return sandbox.Env{}, fmt.Errorf("task %s: no build function", t.Name)
-	}
 	name := in.Variant.Name
 	if !in.Attacked && len(t.Variants) > 0 {
 		if _, ok := t.Variant(name); !ok {
@@ -111,11 +112,10 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 	case !carries && in.Canary != "":
 		return sandbox.Env{}, fmt.Errorf("task %s/%s: clean run must not carry a canary, got %q", t.Name, v.Name, in.Canary)
 	}
-	env, err := t.Build(in)
+	env, err := t.build(in)
 	if err != nil {
 		return sandbox.Env{}, fmt.Errorf("build %s/%s: %w", t.Name, v.Name, err)
 	}
-	env.Study, env.Run, env.Task = in.Study, in.Run, t.Name
 	texts, err := EnvTexts(env)
 	if err != nil {
 		return sandbox.Env{}, fmt.Errorf("check %s/%s: %w", t.Name, v.Name, err)
@@ -131,17 +131,166 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 			}
 		}
 	}
-	if carries && !found {
+	if carries && !found && !t.AttackGoalOnly {
 		return sandbox.Env{}, fmt.Errorf("check %s/%s: attacked environment does not carry the canary", t.Name, v.Name)
 	}
 	return env, nil
+}
+
+// build lays out every item of the environment for one run: one builder
+// per kind of item, the run's payload in each placement its variant fills.
+func (t *Task) build(in BuildInput) (sandbox.Env, error) {
+	env := sandbox.Env{Study: in.Study, Run: in.Run, Task: t.Name}
+	written, spoken := t.wordings(in, false), t.wordings(in, true)
+	add := func(p string, data []byte) {
+		if env.Files == nil {
+			env.Files = map[string][]byte{}
+		}
+		env.Files[p] = data
+	}
+	for _, p := range t.Pages {
+		add(pagePath(p.URL), []byte(collapseBlank(fill(p.Text, written))))
+	}
+	for _, n := range t.Notes {
+		if v := squeezed(fill(n.Text, written)); v != "" {
+			env.Memory = append(env.Memory, sandbox.TextRecord(n.Key, v, "seed"))
+		}
+	}
+	if len(t.Records) > 0 {
+		var recs []sandbox.DBRecord
+		for _, r := range t.Records {
+			if body := squeezed(fill(r.Text, written)); body != "" {
+				recs = append(recs, sandbox.DBRecord{ID: r.ID, Title: r.Title, Body: body})
+			}
+		}
+		data, err := recordsJSON(recs)
+		if err != nil {
+			return env, err
+		}
+		add(sandbox.DBFile, data)
+	}
+	for _, d := range t.Documents {
+		data, err := buildDocument(d, written)
+		if err != nil {
+			return env, fmt.Errorf("document %s: %w", d.Path, err)
+		}
+		add(d.Path, data)
+	}
+	for _, c := range t.Clips {
+		env.Speech = append(env.Speech, sandbox.Speech{Path: c.Path, Text: squeezed(fill(c.Script, spoken)), Phrases: SpokenPhrases(t, c)})
+	}
+	for _, tl := range t.Tools {
+		env.Tools = append(env.Tools, buildTool(tl, written))
+	}
+	if t.Reward != nil {
+		env.Shell = true
+		for _, f := range t.Reward.Files {
+			text := fill(f.Text, written)
+			if strings.Contains(text, CanaryPlaceholder) {
+				if in.Canary == "" {
+					continue // the snapshot leaves out the files that carry a run's canary
+				}
+				text = strings.ReplaceAll(text, CanaryPlaceholder, in.Canary)
+			}
+			add(WorkspaceDir+"/"+f.Path, []byte(text))
+		}
+	}
+	if !env.Shell {
+		for _, r := range t.Roles {
+			env.Shell = env.Shell || offers(r, "run_shell")
+		}
+	}
+	return env, nil
+}
+
+func offers(r Role, tool string) bool {
+	for _, n := range r.Tools {
+		if n == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// wordings returns what a run plants at each placement: the variant's
+// wording rendered with the run's canary and the attacker's address
+// (spoken for speech), or "" in a clean run and at placements the variant
+// does not fill.
+func (t *Task) wordings(in BuildInput, speech bool) func(string) string {
+	return func(name string) string {
+		if !in.Attacked {
+			return ""
+		}
+		w, ok := in.Variant.Wording(name)
+		if !ok {
+			return ""
+		}
+		if speech {
+			return RenderSpoken(w, in.Canary, t.Attack.Address)
+		}
+		return Render(w, in.Canary, t.Attack.Address)
+	}
+}
+
+// buildDocument generates a document's PDF with the run's payload placed.
+func buildDocument(d Document, wording func(string) string) ([]byte, error) {
+	doc := pdfdoc.Doc{
+		Title:     d.Title,
+		Author:    d.Author,
+		Subject:   d.Subject,
+		Keywords:  d.Keywords,
+		Abstract:  strings.Join(paragraphs(fill(d.Abstract, wording)), " "),
+		Body:      paragraphs(fill(d.Body, wording)),
+		Appended:  squeezed(fill(d.Appended, wording)),
+		WhiteText: squeezed(fill(d.WhiteText, wording)),
+	}
+	if meta := squeezed(fill(d.Metadata, wording)); meta != "" {
+		subject, keywords, _ := strings.Cut(meta, "\n")
+		doc.Subject = joinNonEmpty(doc.Subject, ". ", subject)
+		if keywords != "" {
+			doc.Keywords = joinNonEmpty(doc.Keywords, "; ", keywords)
+		}
+	}
+	return pdfdoc.Generate(doc)
+}
+
+func joinNonEmpty(a, sep, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + sep + b
+}
+
+// buildTool is a task tool as one run's sandbox serves it.
+func buildTool(tl Tool, wording func(string) string) sandbox.ToolDef {
+	def := sandbox.ToolDef{
+		Name: tl.Name, Description: squeezed(fill(tl.Description, wording)), Level: tl.Level.String(),
+		Parameters: tl.Parameters, Outbound: tl.Outbound, Untrusted: tl.Untrusted,
+	}
+	for _, r := range tl.Results {
+		def.Results = append(def.Results, sandbox.ToolResult{When: r.When, Text: squeezed(fill(r.Text, wording))})
+	}
+	return def
+}
+
+// paragraphs splits text at blank lines, joining each paragraph's lines with
+// spaces.
+func paragraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(strings.TrimSpace(text), "\n\n") {
+		if p = strings.Join(strings.Fields(p), " "); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // EnvTexts returns every text an environment exposes, keyed by place:
 // "file:<path>" for plain files, "db:<path>" for the records database
 // rendered one record after another as the search tool shows them,
 // "pdf:<path>" for a PDF as parse_pdf reports it (pages and metadata),
-// "memory:<key>" for seeded records and "speech:<path>" for speech scripts.
+// "memory:<key>" for seeded records, "speech:<path>" for speech scripts and
+// "tool:<name>" for a task tool's description and results.
 func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	out := map[string]string{}
 	for p, data := range env.Files {
@@ -173,56 +322,14 @@ func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	for _, s := range env.Speech {
 		out["speech:"+s.Path] = s.Text
 	}
-	return out, nil
-}
-
-// payload renders the run's payload, or returns "" for a clean run.
-func (t *Task) payload(in BuildInput) string {
-	if !in.Attacked {
-		return ""
-	}
-	return Render(in.Variant.Payload, in.Canary, t.Attack.Address)
-}
-
-// builtBy sets the task's Build to call build with the task itself, so build
-// functions read the task's attacker address and goals instead of copies.
-func (t *Task) builtBy(build func(*Task, BuildInput) (sandbox.Env, error)) *Task {
-	t.Build = func(in BuildInput) (sandbox.Env, error) { return build(t, in) }
-	return t
-}
-
-// payloadMarker is the line in a fixture where the payload goes.
-const payloadMarker = "{{PAYLOAD}}"
-
-// plant puts block in place of the fixture's marker line, or drops the marker
-// line when block is empty. A fixture without a marker gets the block
-// appended.
-func plant(text, block string) string {
-	lines := strings.Split(text, "\n")
-	out := make([]string, 0, len(lines)+4)
-	placed := false
-	for _, l := range lines {
-		if strings.TrimSpace(l) == payloadMarker {
-			placed = true
-			if block != "" {
-				out = append(out, strings.Split(block, "\n")...)
-			}
-			continue
+	for _, d := range env.Tools {
+		parts := []string{d.Description}
+		for _, r := range d.Results {
+			parts = append(parts, r.Text)
 		}
-		out = append(out, l)
+		out["tool:"+d.Name] = strings.Join(parts, "\n")
 	}
-	if !placed && block != "" {
-		out = append(out, strings.Split(block, "\n")...)
-	}
-	return collapseBlank(strings.Join(out, "\n"))
-}
-
-// collapseBlank squeezes runs of blank lines left by an empty marker.
-func collapseBlank(s string) string {
-	for strings.Contains(s, "\n\n\n") {
-		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
-	}
-	return strings.TrimSpace(s) + "\n"
+	return out, nil
 }
 
 // pagePath is the state-folder path of the page served for url.
@@ -237,27 +344,4 @@ func recordsJSON(recs []sandbox.DBRecord) ([]byte, error) {
 		return nil, fmt.Errorf("encode records: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// Fixtures returns a task's payload-free files, identical across its runs:
-// what a sandbox backend prepares once per task as its snapshot. Its
-// signature fits docker.Options.Fixtures.
-func Fixtures(_ context.Context, name string) (map[string][]byte, error) {
-	t, ok := Get(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown task %q", name)
-	}
-	if t.Reward != nil {
-		// The files that carry a run's canary are left out.
-		env, err := t.Build(BuildInput{Study: "snapshot", Run: "snapshot", Variant: t.Variants[0]})
-		if err != nil {
-			return nil, fmt.Errorf("build %s: %w", t.Name, err)
-		}
-		return env.Files, nil
-	}
-	env, err := t.Env(BuildInput{Study: "snapshot", Run: "snapshot"})
-	if err != nil {
-		return nil, err
-	}
-	return env.Files, nil
 }

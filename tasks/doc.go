@@ -1,18 +1,29 @@
-// Package tasks holds the scenarios as data: roles, tools, fixtures, payload
-// variants and goals, embedded in the binary. Build turns a task, a variant
-// and a run's canary into the sandbox environment planted for that run.
+// Package tasks holds the scenarios as data. Every task, built-in or a
+// researcher's own, is an HCL task block decoded by one loader (ParseFile,
+// DecodeBlock): its roles, its environment items (pages, notes, records,
+// documents, clips, workspace files), its own tools, the {{PAYLOAD}}
+// placements in their texts, its payload variants, goals and condition
+// prompts. The built-in tasks are task files embedded in the binary
+// (builtin/*.hcl, Builtin); a study adds its own (study.Study.Tasks). Env
+// turns a task, a variant and a run's canary into the sandbox environment
+// planted for that run, with one builder per kind of item; Encode writes a
+// task back as a self-contained task file, the form a study folder keeps
+// and Hash is taken of.
 //
 // # Content conventions
 //
 // The scripted reference agents (models/scripted) and the write_filter
 // defense read task content without knowing any particular task. They rely
-// on the conventions below; every task in this package follows them and the
-// package tests check them.
+// on the conventions below; every built-in task follows them, the package
+// tests check them, and a researcher's task that follows them gets its
+// positive and negative controls (docs/writing-a-task.md).
 //
 //  1. Every role prompt names explicitly what the role works on: the URL
 //     (https://…), the document or audio path (docs/x.pdf, audio/x.wav), the
 //     search query in double quotes, the memory key to read or write in
-//     double quotes (for example "summary"), and the recipient e-mail address.
+//     double quotes (for example "summary"), each tool of the task's own it
+//     calls by name with its arguments written like `vendor "Kestrel"`, and
+//     the recipient e-mail address.
 //     The first e-mail address in a prompt is the legitimate recipient
 //     (Goal.Recipient); a prompt never holds the attacker's address. In a
 //     delegation relay the reader's prompt names the recipient before
@@ -32,8 +43,9 @@
 //     payload names its action explicitly: either an e-mail address at the
 //     attacker's domain (AttackGoal.Address, rendered into
 //     AttackerPlaceholder) to send to, or an admin tool by its exact name
-//     (escalate_privilege, delete_record, exfiltrate_data) with its arguments
-//     written like `user "contractor-7"`, `role "admin"`, `record_id "R-1042"`.
+//     (escalate_privilege, delete_record, exfiltrate_data) or a task tool by
+//     its exact name, with its arguments written like `user "contractor-7"`,
+//     `role "admin"`, `record_id "R-1042"`.
 //
 //  4. The attacker's address differs from every legitimate address.
 //

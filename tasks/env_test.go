@@ -13,13 +13,13 @@ import (
 // canaryPlaces says where each task's payload lives: the EnvTexts places
 // that carry the canary in an attacked run, and no others.
 var canaryPlaces = map[string][]string{
-	"memory_poison":     {"memory:" + memoryPoisonKey},
+	"memory_poison":     {"memory:note-2026-03-27-records"},
 	"tool_poison":       {"db:db/records.json"},
-	"propagation":       {"file:" + pagePath(propagationURL)},
-	"permission_esc":    {"file:" + pagePath(permissionEscURL)},
-	"cross_modal_relay": {"pdf:" + crossModalDoc},
-	"audio_inject":      {"speech:" + audioClip},
-	"multi_surface":     {"file:" + pagePath(multiSurfaceURL), "memory:" + multiSurfaceKey},
+	"propagation":       {"file:" + pagePath("https://intranet.lakeshore-transit.org/notices/spring-service-changes")},
+	"permission_esc":    {"file:" + pagePath("https://status.brightwell-hosting.net/incidents/storage-2026-04-09")},
+	"cross_modal_relay": {"pdf:docs/sedgemoor-survey.pdf"},
+	"audio_inject":      {"speech:audio/site-briefing.wav"},
+	"multi_surface":     {"file:" + pagePath("https://news.eastbrook-library.org/renovation-update"), "memory:renovation-notes"},
 }
 
 func build(t *testing.T, tk *Task, variant string, attacked bool) map[string]string {
@@ -49,7 +49,7 @@ func build(t *testing.T, tk *Task, variant string, attacked bool) map[string]str
 
 func TestBuildAttacked(t *testing.T) {
 	for _, name := range injectionNames() {
-		tk, _ := Get(name)
+		tk, _ := builtinGet(name)
 		for _, v := range tk.Variants {
 			t.Run(name+"/"+v.Name, func(t *testing.T) {
 				texts := build(t, tk, v.Name, true)
@@ -115,7 +115,7 @@ func containsLines(text, sub string) bool {
 func TestBuildClean(t *testing.T) {
 	toolWord := strings.Join(tools.Names(), "|")
 	for _, name := range injectionNames() {
-		tk, _ := Get(name)
+		tk, _ := builtinGet(name)
 		for _, v := range tk.Variants {
 			t.Run(name+"/"+v.Name, func(t *testing.T) {
 				texts := build(t, tk, v.Name, false)
@@ -157,7 +157,7 @@ func TestBuildClean(t *testing.T) {
 
 func TestBuildDeterministic(t *testing.T) {
 	for _, name := range injectionNames() {
-		tk, _ := Get(name)
+		tk, _ := builtinGet(name)
 		v := tk.Variants[0].Name
 		t.Run(name, func(t *testing.T) {
 			a, b := build(t, tk, v, true), build(t, tk, v, true)

@@ -14,9 +14,9 @@ var toolNeeds = map[string]sandbox.Capability{
 }
 
 // Needs returns the sandbox capabilities a task's runs need, derived from
-// its definition: a role offered transcribe_audio, or a spoken payload
-// variant (whose environment carries speech clips), needs audio. A backend
-// that lacks one cannot run the task (see sandbox.Capable).
+// its definition: a role offered transcribe_audio, or an audio clip in its
+// environment, needs audio; run_shell or a workspace needs a shell. A
+// backend that lacks one cannot run the task (see sandbox.Capable).
 func (t *Task) Needs() []sandbox.Capability {
 	var need []sandbox.Capability
 	add := func(c sandbox.Capability) {
@@ -31,10 +31,11 @@ func (t *Task) Needs() []sandbox.Capability {
 			}
 		}
 	}
-	for _, v := range t.Variants {
-		if v.Spoken {
-			add(sandbox.Audio)
-		}
+	if len(t.Clips) > 0 {
+		add(sandbox.Audio)
+	}
+	if t.Reward != nil {
+		add(sandbox.Shell)
 	}
 	return need
 }

@@ -11,7 +11,7 @@ func TestNeeds(t *testing.T) {
 	want := map[string][]sandbox.Capability{"audio_inject": {sandbox.Audio}}
 	for _, name := range injectionNames() {
 		t.Run(name, func(t *testing.T) {
-			tk, _ := Get(name)
+			tk, _ := builtinGet(name)
 			if got := tk.Needs(); !slices.Equal(got, want[name]) {
 				t.Errorf("Needs() = %v, want %v", got, want[name])
 			}
@@ -24,7 +24,7 @@ func TestNeeds(t *testing.T) {
 // backend without it is handed one.
 func TestNeedsCoversTheEnvironment(t *testing.T) {
 	for _, name := range injectionNames() {
-		tk, _ := Get(name)
+		tk, _ := builtinGet(name)
 		for _, v := range append([]string{"none"}, tk.VariantNames()...) {
 			t.Run(name+"/"+v, func(t *testing.T) {
 				in := BuildInput{Study: "s", Run: "r1", Variant: Variant{Name: v}}

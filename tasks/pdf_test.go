@@ -14,7 +14,7 @@ import (
 // buildPDF returns the cross_modal_relay document of one variant.
 func buildPDF(t *testing.T, variant string, attacked bool) []byte {
 	t.Helper()
-	tk, _ := Get("cross_modal_relay")
+	tk, _ := builtinGet("cross_modal_relay")
 	in := BuildInput{Variant: Variant{Name: variant}, Attacked: attacked}
 	if attacked {
 		in.Canary = testCanary
@@ -23,9 +23,9 @@ func buildPDF(t *testing.T, variant string, attacked bool) []byte {
 	if err != nil {
 		t.Fatalf("Env: %v", err)
 	}
-	data, ok := env.Files[crossModalDoc]
+	data, ok := env.Files["docs/sedgemoor-survey.pdf"]
 	if !ok {
-		t.Fatalf("no %s in the environment", crossModalDoc)
+		t.Fatalf("no %s in the environment", "docs/sedgemoor-survey.pdf")
 	}
 	return data
 }
@@ -34,8 +34,10 @@ func buildPDF(t *testing.T, variant string, attacked bool) []byte {
 // payload where its surface says: after the body, before the abstract, or in
 // the metadata only.
 func TestPDFPlacement(t *testing.T) {
-	doc := crossModalPDF()
-	lastBody := doc.Body[len(doc.Body)-1]
+	tk, _ := builtinGet("cross_modal_relay")
+	doc := tk.Documents[0]
+	body := paragraphs(doc.Body)
+	lastBody := body[len(body)-1]
 	bodyEnd := lastBody[strings.LastIndex(lastBody, " ")+1:]
 	tests := []struct {
 		variant  string
@@ -111,7 +113,7 @@ func TestPDFPoppler(t *testing.T) {
 		}
 		return string(out)
 	}
-	tk, _ := Get("cross_modal_relay")
+	tk, _ := builtinGet("cross_modal_relay")
 
 	t.Run("pdf_whitefont", func(t *testing.T) {
 		out := run(t, pdftotext, write(t, "pdf_whitefont"), "-")

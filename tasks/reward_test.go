@@ -19,9 +19,9 @@ import (
 
 // injectionNames are the prompt-injection tasks: the content conventions of
 // doc.go apply to them, not to the reward-hack tasks.
-func injectionNames() []string { return NamesOf(results.FamilyInjection) }
+func injectionNames() []string { return Builtin().NamesOf(results.FamilyInjection) }
 
-func rewardNames() []string { return NamesOf(results.FamilyRewardHack) }
+func rewardNames() []string { return Builtin().NamesOf(results.FamilyRewardHack) }
 
 func TestRewardRegistry(t *testing.T) {
 	want := []string{"reward_carryover", "reward_dates", "reward_factor", "reward_rounding", "reward_signer"}
@@ -30,7 +30,7 @@ func TestRewardRegistry(t *testing.T) {
 	}
 	for _, name := range want {
 		t.Run(name, func(t *testing.T) {
-			tk, _ := Get(name)
+			tk, _ := builtinGet(name)
 			if got := tk.Needs(); !slices.Equal(got, []sandbox.Capability{sandbox.Shell}) {
 				t.Errorf("Needs() = %v, want shell", got)
 			}
@@ -45,7 +45,7 @@ func TestRewardRegistry(t *testing.T) {
 }
 
 func TestRewardRoles(t *testing.T) {
-	tk, _ := Get("reward_rounding")
+	tk, _ := builtinGet("reward_rounding")
 	tests := []struct {
 		path, role string
 		protected  bool
@@ -75,7 +75,7 @@ func TestRewardCanaryPlacement(t *testing.T) {
 	for _, name := range rewardNames() {
 		for _, attacked := range []bool{false, true} {
 			t.Run(name+map[bool]string{false: "/plain", true: "/hack"}[attacked], func(t *testing.T) {
-				tk, _ := Get(name)
+				tk, _ := builtinGet(name)
 				variant := map[bool]string{false: "none", true: "workspace"}[attacked]
 				env, err := tk.Env(BuildInput{Study: "s", Run: "r", Variant: Variant{Name: variant}, Attacked: attacked, Canary: testCanary})
 				if err != nil {
@@ -94,7 +94,7 @@ func TestRewardCanaryPlacement(t *testing.T) {
 				if len(carriers) != 2 || !strings.HasSuffix(carriers[0], ".in") || !strings.HasSuffix(carriers[1], ".out") {
 					t.Errorf("canary in %v, want one case's .in and .out", carriers)
 				}
-				snap, err := Fixtures(context.Background(), name)
+				snap, err := Builtin().Fixtures(context.Background(), name)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -112,7 +112,7 @@ func TestRewardCanaryPlacement(t *testing.T) {
 }
 
 func TestRewardConditionPrompts(t *testing.T) {
-	tk, _ := Get("reward_dates")
+	tk, _ := builtinGet("reward_dates")
 	role := tk.Roles[0]
 	tests := []struct {
 		condition string
@@ -126,7 +126,7 @@ func TestRewardConditionPrompts(t *testing.T) {
 			}
 		})
 	}
-	if mp, _ := Get("memory_poison"); mp.PromptFor(mp.Roles[0], "hack") != mp.Roles[0].Prompt {
+	if mp, _ := builtinGet("memory_poison"); mp.PromptFor(mp.Roles[0], "hack") != mp.Roles[0].Prompt {
 		t.Error("an injection task's prompt changed under hack")
 	}
 }
@@ -197,7 +197,7 @@ func TestRewardPaths(t *testing.T) {
 	}
 	for _, name := range rewardNames() {
 		t.Run(name, func(t *testing.T) {
-			tk, _ := Get(name)
+			tk, _ := builtinGet(name)
 			env, err := tk.Env(BuildInput{Study: "s", Run: "r", Variant: Variant{Name: "workspace"}, Attacked: true, Canary: testCanary})
 			if err != nil {
 				t.Fatal(err)

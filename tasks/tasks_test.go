@@ -9,23 +9,25 @@ import (
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
-	"github.com/killchain/killchain/sandbox"
 )
 
 // testCanary is a fixed, well-formed canary for builds under test.
 const testCanary = "SECRET-0A1B2C3D"
 
 var (
-	emailRE  = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+`)
-	urlRE    = regexp.MustCompile(`https://[^\s"]+[^\s".,;:]`)
-	quotedRE = regexp.MustCompile(`"([^"]+)"`)
-	docRE    = regexp.MustCompile(`\bdocs/[\w.-]+\.pdf\b`)
-	audioRE  = regexp.MustCompile(`\baudio/[\w.-]+\.wav\b`)
+	testEmailRE = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+`)
+	urlRE       = regexp.MustCompile(`https://[^\s"]+[^\s".,;:]`)
+	quotedRE    = regexp.MustCompile(`"([^"]+)"`)
+	docRE       = regexp.MustCompile(`\bdocs/[\w.-]+\.pdf\b`)
+	audioRE     = regexp.MustCompile(`\baudio/[\w.-]+\.wav\b`)
 )
 
 // directive reports whether a line looks like an instruction, the way the
 // conventions define it.
 func directive(line string) bool { return DirectivePattern.MatchString(line) }
+
+// builtinGet returns a built-in task by name.
+func builtinGet(name string) (*Task, bool) { return Builtin().Get(name) }
 
 func TestRegistry(t *testing.T) {
 	want := []string{"audio_inject", "cross_modal_relay", "memory_poison", "multi_surface", "permission_esc", "propagation", "tool_poison"}
@@ -38,7 +40,7 @@ func TestRegistry(t *testing.T) {
 	}
 	for name, mode := range modes {
 		t.Run(name, func(t *testing.T) {
-			tk, _ := Get(name)
+			tk, _ := builtinGet(name)
 			if tk.Mode != mode {
 				t.Errorf("mode = %s, want %s", tk.Mode, mode)
 			}
@@ -49,8 +51,8 @@ func TestRegistry(t *testing.T) {
 			if len(tk.Roles) != wantRoles {
 				t.Errorf("%d roles, want %d", len(tk.Roles), wantRoles)
 			}
-			if tk.Build == nil || tk.Description == "" || len(tk.PayloadTools) == 0 {
-				t.Errorf("incomplete task: build set %v, description %q, payload tools %v", tk.Build != nil, tk.Description, tk.PayloadTools)
+			if !tk.Source.Builtin || tk.Description == "" || len(tk.PayloadTools) == 0 {
+				t.Errorf("incomplete task: built-in %v, description %q, payload tools %v", tk.Source.Builtin, tk.Description, tk.PayloadTools)
 			}
 		})
 	}
@@ -65,7 +67,7 @@ func TestVariants(t *testing.T) {
 	}
 	adminCall := regexp.MustCompile(`\b(escalate_privilege|delete_record|exfiltrate_data)\b[^\n]*\b\w+ "[^"]+"`)
 	for _, name := range injectionNames() {
-		tk, _ := Get(name)
+		tk, _ := builtinGet(name)
 		for _, w := range want[name] {
 			if _, ok := tk.Variant(w); !ok {
 				t.Errorf("%s: no variant %q (have %v)", name, w, tk.VariantNames())
@@ -97,14 +99,14 @@ func TestVariants(t *testing.T) {
 
 func TestRoles(t *testing.T) {
 	for _, name := range injectionNames() {
-		tk, _ := Get(name)
+		tk, _ := builtinGet(name)
 		legit := map[string]bool{strings.ToLower(tk.Goal.Recipient): true}
 		for _, r := range tk.Roles {
 			t.Run(name+"/"+r.Name, func(t *testing.T) {
 				if r.System == "" || r.Prompt == "" {
 					t.Fatal("empty system or user prompt")
 				}
-				if emailRE.MatchString(r.System) {
+				if testEmailRE.MatchString(r.System) {
 					t.Error("system prompt holds an e-mail address")
 				}
 				for _, tool := range r.Tools {
@@ -116,7 +118,7 @@ func TestRoles(t *testing.T) {
 						t.Errorf("tool %s needs %s, role has %s", tool, spec.Level, r.Level)
 					}
 				}
-				emails := emailRE.FindAllString(r.Prompt, -1)
+				emails := testEmailRE.FindAllString(r.Prompt, -1)
 				for _, e := range emails {
 					legit[strings.ToLower(e)] = true
 				}
@@ -153,7 +155,7 @@ func TestRoles(t *testing.T) {
 				}
 			})
 		}
-		if legit[strings.ToLower(tk.Attack.Address)] || !emailRE.MatchString(tk.Attack.Address) {
+		if legit[strings.ToLower(tk.Attack.Address)] || !testEmailRE.MatchString(tk.Attack.Address) {
 			t.Errorf("%s: attacker address %q is missing, malformed or legitimate", name, tk.Attack.Address)
 		}
 		if tk.Mode == tracker.MemoryRelay {
@@ -202,7 +204,7 @@ func TestSpeakAddress(t *testing.T) {
 }
 
 func TestEnvErrors(t *testing.T) {
-	tk, _ := Get("propagation")
+	tk, _ := builtinGet("propagation")
 	tests := []struct {
 		name string
 		in   BuildInput
@@ -221,10 +223,11 @@ func TestEnvErrors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("build failure is wrapped", func(t *testing.T) {
-		bad := &Task{Name: "bad", Variants: []Variant{{Name: "direct"}}, Build: func(BuildInput) (sandbox.Env, error) {
-			return sandbox.Env{Memory: []sandbox.Record{sandbox.TextRecord("k", "SECRET-DEADBEEF", "")}}, nil
-		}}
+	t.Run("environment checks", func(t *testing.T) {
+		// A note that holds a canary-shaped string in its legitimate text,
+		// and a variant that plants nowhere.
+		bad := &Task{Name: "bad", Variants: []Variant{{Name: "direct", Payload: "x {{CANARY}}", Placements: []string{}}},
+			Notes: []Note{{Key: "k", Text: "SECRET-DEADBEEF"}}}
 		if _, err := bad.Env(BuildInput{Variant: Variant{Name: "direct"}}); err == nil || !strings.Contains(err.Error(), "clean environment carries") {
 			t.Errorf("contaminated clean env: err = %v", err)
 		}

@@ -98,7 +98,7 @@ func readSource(t *testing.T, box *toolbox.Box, r Role) string {
 // the source to the second role.
 func TestToolboxExposure(t *testing.T) {
 	for _, name := range injectionNames() {
-		tk, _ := Get(name)
+		tk, _ := builtinGet(name)
 		for _, v := range tk.Variants {
 			for _, attacked := range []bool{true, false} {
 				t.Run(fmt.Sprintf("%s/%s/attacked=%v", name, v.Name, attacked), func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestToolboxExposure(t *testing.T) {
 							t.Fatal(err)
 						}
 						relayed = strings.Replace(tk.Roles[1].Prompt, HandoffPlaceholder, st.Delegation[0], 1)
-						if got := emailRE.FindString(relayed); !strings.EqualFold(got, tk.Goal.Recipient) {
+						if got := testEmailRE.FindString(relayed); !strings.EqualFold(got, tk.Goal.Recipient) {
 							t.Errorf("first address of the filled reader prompt = %q, want %q", got, tk.Goal.Recipient)
 						}
 					default:
@@ -155,7 +155,7 @@ func TestToolboxExposure(t *testing.T) {
 // TestPermissionEscRecords checks that the records the attack goal protects
 // are in the database the environment ships.
 func TestPermissionEscRecords(t *testing.T) {
-	tk, _ := Get("permission_esc")
+	tk, _ := builtinGet("permission_esc")
 	env, err := tk.Env(BuildInput{Variant: Variant{Name: "override"}, Attacked: true, Canary: testCanary})
 	if err != nil {
 		t.Fatal(err)

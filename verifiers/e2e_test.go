@@ -22,7 +22,7 @@ type session struct {
 
 func open(t *testing.T, task, variant string) (*tasks.Task, *session) {
 	t.Helper()
-	tk, ok := tasks.Get(task)
+	tk, ok := tasks.Builtin().Get(task)
 	if !ok {
 		t.Fatalf("no task %s", task)
 	}

@@ -58,7 +58,7 @@ func rewardEnv(t *testing.T) (*tasks.Task, sandbox.Env) {
 	t.Helper()
 	_, err := os.Stat(toolbox.DefaultShell)
 	testenv.Need(t, err, toolbox.DefaultShell)
-	tk, _ := tasks.Get("reward_rounding")
+	tk, _ := tasks.Builtin().Get("reward_rounding")
 	env, err := tk.Env(tasks.BuildInput{Study: "s", Run: "r", Variant: tasks.Variant{Name: "workspace"}, Attacked: true, Canary: rewardCanary})
 	if err != nil {
 		t.Fatal(err)

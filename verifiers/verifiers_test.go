@@ -98,9 +98,9 @@ func TestVerifyOnlyCountsTheRun(t *testing.T) {
 }
 
 func TestReferenceFor(t *testing.T) {
-	for _, name := range tasks.NamesOf(results.FamilyInjection) {
+	for _, name := range tasks.Builtin().NamesOf(results.FamilyInjection) {
 		t.Run(name, func(t *testing.T) {
-			tk, _ := tasks.Get(name)
+			tk, _ := tasks.Builtin().Get(name)
 			r := ReferenceFor(tk)
 			if r.Task != name || r.Recipient != tk.Goal.Recipient || r.AttackerAddress != tk.Attack.Address ||
 				len(r.KeyFacts) != len(tk.Goal.KeyFacts) || len(r.AttackTools) != len(tk.Attack.Tools) || len(r.ProtectedRecords) != len(tk.Attack.ProtectedRecords) {

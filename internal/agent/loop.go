@@ -23,14 +23,18 @@ type Caller interface {
 
 // Config is one agent's part of a run.
 type Config struct {
-	Agent        string // role name, as events and transcripts name it
-	Pos          int    // 0 for agent A, 1 for agent B
-	Model        Model
-	System       string
-	Prompt       string
-	Condition    string // extra instructions of the run's condition, added to the system prompt
-	Level        tools.Level
-	Tools        []string // tools the role is offered
+	Agent     string // role name, as events and transcripts name it
+	Pos       int    // 0 for agent A, 1 for agent B
+	Model     Model
+	System    string
+	Prompt    string
+	Condition string // extra instructions of the run's condition, added to the system prompt
+	Level     tools.Level
+	Tools     []string // tools the role is offered
+	// TaskTools are the specs of the task's own tools in this run (their
+	// descriptions hold the run's payload, if one is placed there); a tool
+	// name is looked up here before the built-in tools.
+	TaskTools    []tools.Spec
 	PayloadTools []string
 	Sandbox      Caller
 	Tracker      *tracker.Tracker
@@ -74,25 +78,20 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		c.Step = new(int)
 	}
 	pos := tracker.PosLabel(c.Pos)
-	system := c.System
-	for _, d := range c.Defenses {
-		if s, ok := d.(SystemAdder); ok {
-			system = s.AddSystem(system)
-		}
-	}
+	system := SystemPrompt(c.System, c.Condition, c.Defenses)
 	if c.Condition != "" {
-		system = strings.TrimSpace(system + "\n\n" + c.Condition)
 		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindCondition, Text: c.Condition})
 	}
-	specs := make([]tools.Spec, 0, len(c.Tools))
-	for _, name := range c.Tools {
-		if s, ok := tools.Lookup(name); ok {
-			specs = append(specs, s)
-		}
-	}
+	specs := c.Offered()
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindSystem, Text: system})
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindPrompt, Text: c.Prompt})
 	c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.Prompt, Text: c.Prompt})
+	// What the agent is told about its tools is delivered to it like a
+	// tool result: a payload in a description is seen from the first turn.
+	offered := OfferedText(specs)
+	raw, _ := json.Marshal(specs)
+	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindTools, Text: offered, Raw: raw})
+	c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.ToolDescription, Text: offered})
 	msgs := []Message{{Role: RoleUser, Content: c.Prompt}}
 
 	for turn := 0; turn < c.MaxTurns; turn++ {
@@ -147,6 +146,53 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	return res, nil
 }
 
+// SystemPrompt is the system prompt an agent is given: its role's, with
+// what each defense adds to it (spotlighting's notice) and the condition's
+// instructions after it.
+func SystemPrompt(system, condition string, defenses []Defense) string {
+	for _, d := range defenses {
+		if s, ok := d.(SystemAdder); ok {
+			system = s.AddSystem(system)
+		}
+	}
+	if condition != "" {
+		system = strings.TrimSpace(system + "\n\n" + condition)
+	}
+	return system
+}
+
+// Offered returns the specs of the tools the agent is offered, in the
+// order its role lists them.
+func (c *Config) Offered() []tools.Spec {
+	specs := make([]tools.Spec, 0, len(c.Tools))
+	for _, name := range c.Tools {
+		if s, ok := c.lookup(name); ok {
+			specs = append(specs, s)
+		}
+	}
+	return specs
+}
+
+// lookup returns a tool's spec: one of the task's own, else a built-in.
+func (c *Config) lookup(name string) (tools.Spec, bool) {
+	for _, s := range c.TaskTools {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return tools.Lookup(name)
+}
+
+// OfferedText is how a transcript and the tracker keep the tools an agent
+// is offered: one "name: description" line each.
+func OfferedText(specs []tools.Spec) string {
+	lines := make([]string, len(specs))
+	for i, s := range specs {
+		lines[i] = s.Name + ": " + s.Description
+	}
+	return strings.Join(lines, "\n")
+}
+
 // stopError turns a reply the provider cut or refused into a run error: its
 // missing tool calls are not the agent's choice, so the run is no outcome.
 func stopError(r Reply) error {
@@ -183,7 +229,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: kind, Tool: call.Name, CallID: call.ID, Text: msg, IsError: true})
 		return "error: " + msg, true, nil
 	}
-	spec, known := tools.Lookup(call.Name)
+	spec, known := c.lookup(call.Name)
 	if !known {
 		return toolErr(KindToolResult, fmt.Sprintf("unknown tool %q; available tools: %s", call.Name, strings.Join(c.Tools, ", ")))
 	}

@@ -7,8 +7,11 @@ import (
 
 // Entry kinds in a transcript.
 const (
-	KindSystem     = "system"
-	KindPrompt     = "prompt"
+	KindSystem = "system"
+	KindPrompt = "prompt"
+	// KindTools lists the tools an agent is offered ("name: description"
+	// lines; Raw holds their specs as the model was given them).
+	KindTools      = "tools"
 	KindCondition  = "condition"
 	KindThinking   = "thinking"
 	KindNarration  = "narration"

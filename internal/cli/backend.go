@@ -16,7 +16,6 @@ import (
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/kubernetes"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/tasks"
 )
 
 // backendChoice is what a study's sandbox setting selects: the backend's
@@ -64,7 +63,7 @@ func checkBackend(s *study.Study, plan []study.Run) error {
 	if err != nil {
 		return err
 	}
-	err = runner.CheckCapabilities(b.name, b.caps, plan)
+	err = runner.CheckCapabilities(b.name, b.caps, plan, s.Tasks)
 	if _, herr := local.HostShell(); err != nil && s.Sandbox == "local" && s.AllowHostShell && herr != nil {
 		return fmt.Errorf("%w\n--allow-host-shell was given, but %v", err, herr)
 	}
@@ -112,7 +111,7 @@ func dockerOptions(s *study.Study) docker.Options {
 		opts.Runtime = s.Runtime
 	}
 	opts.HeavyConcurrency = s.HeavyConcurrency
-	opts.Fixtures = tasks.Fixtures
+	opts.Fixtures = s.Tasks.Fixtures
 	// Speech clips are synthesized and transcribed inside the sandbox:
 	// espeak-ng and pocketsphinx in the Debian-based image, driven by its
 	// kcaudio helper.

@@ -13,10 +13,11 @@ func newPlanCmd(g *globals) *cobra.Command {
 		verbose bool
 		listRun bool
 		sandbox string
+		show    string
 		subset  selectFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "plan [--sandbox NAME] [--tasks …] [--sample N] FILE",
+		Use:   "plan [--sandbox NAME] [--tasks …] [--sample N] [--show CELL] FILE",
 		Short: "Print a study's cells and run counts without running anything",
 		Long: `plan expands a study's grids into runs and prints the totals: per grid and
 batch, per task, per model or writer→reader pair, per condition and defense.
@@ -35,15 +36,21 @@ image reaches the nodes (pushed to a registry, or imported).
 It reads FILE and prints on stdout; it writes nothing and reaches no sandbox
 or model.
 
+` + showHelp + `
+
 ` + selectionHelp,
 		Example: `  killchain plan hcl/smoke.hcl
   killchain plan --cells --tasks memory_poison,tool_poison hcl/smoke.hcl
-  killchain plan --sample 40 --runs hcl/ci.hcl`,
+  killchain plan --sample 40 --runs hcl/ci.hcl
+  killchain plan --show 'text_surfaces/memory_poison/direct/compliant/hack/*' hcl/smoke.hcl`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, sel, plan, runs, err := loadPlan(cmd, g, args[0], sandbox, &subset, true)
 			if err != nil {
 				return err
+			}
+			if show != "" {
+				return writeBriefings(g.stdout, s, runs, show)
 			}
 			if sel != nil {
 				fmt.Fprintf(g.stdout, "%s\n\n", selectedLine(sel, len(runs), len(plan)))
@@ -62,6 +69,7 @@ or model.
 	}
 	cmd.Flags().BoolVar(&verbose, "cells", false, "list every cell with its run count")
 	cmd.Flags().BoolVar(&listRun, "runs", false, "list every run: its id, cell and repeat")
+	cmd.Flags().StringVar(&show, "show", "", "print what each agent of the cells `CELL` names is told (a cell key, or a pattern with *)")
 	subset.register(cmd)
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend the study will run on, overriding the study: "docker", "local" or "kubernetes"`)
 	addHostShellFlag(cmd)

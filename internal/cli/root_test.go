@@ -12,8 +12,19 @@ import (
 
 // topics are the documents docs/ holds, one per topic; help may point
 // only to these.
-var topics = []string{"studies.md", "stages.md", "tasks.md", "defenses.md", "reward-hacking.md", "audio.md",
-	"kubernetes.md", "ci-gates.md", "probes.md", "results.md", "architecture.md", "benchmarks.md", "sandbox.md", "cli.md"}
+var topics = func() []string {
+	entries, err := os.ReadDir("../../docs")
+	if err != nil {
+		panic(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".md") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}()
 
 // walk calls fn on c and every command below it.
 func walk(c *cobra.Command, fn func(*cobra.Command)) {

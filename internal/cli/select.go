@@ -14,7 +14,8 @@ import (
 // selectionHelp explains the subset flags; run and plan append it to
 // their long help.
 const selectionHelp = `Subsets: --tasks, --models, --grids, --conditions and --defenses each keep
-only the runs whose value they list (comma-separated, or the flag repeated);
+only the runs whose value they list (comma-separated, or the flag repeated),
+and --skip-tasks leaves out the runs of the tasks it lists;
 --models matches a model alone or either side of a writer→reader pair. The
 lists combine: a run is kept when every list given admits it.
 
@@ -34,14 +35,15 @@ folder, with another subset or none, runs only what is still missing.`
 
 // selectFlags are the subset flags of run and plan.
 type selectFlags struct {
-	tasks, models, grids, conditions, defenses []string
-	sample                                     int
-	sampleSeed                                 int64
+	tasks, skipTasks, models, grids, conditions, defenses []string
+	sample                                                int
+	sampleSeed                                            int64
 }
 
 func (f *selectFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringSliceVar(&f.tasks, "tasks", nil, "only runs of the tasks `NAMES` (comma-separated, or the flag repeated)")
+	fs.StringSliceVar(&f.skipTasks, "skip-tasks", nil, "no runs of the tasks `NAMES`")
 	fs.StringSliceVar(&f.models, "models", nil, "only runs of the models `NAMES`, alone or on either side of a pair")
 	fs.StringSliceVar(&f.grids, "grids", nil, "only runs of the grids `NAMES`")
 	fs.StringSliceVar(&f.conditions, "conditions", nil, "only runs under the conditions `NAMES`")
@@ -55,7 +57,7 @@ func (f *selectFlags) register(cmd *cobra.Command) {
 // and the error is then errSilent.
 func (f *selectFlags) selection(cmd *cobra.Command, s *study.Study, stderr io.Writer) (*study.Selection, error) {
 	sel := study.Selection{
-		Tasks: f.tasks, Models: f.models, Grids: f.grids, Conditions: f.conditions, Defenses: f.defenses,
+		Tasks: f.tasks, SkipTasks: f.skipTasks, Models: f.models, Grids: f.grids, Conditions: f.conditions, Defenses: f.defenses,
 		Sample: f.sample, Seed: s.Seed,
 	}.Normalize()
 	seedSet := cmd.Flags().Changed("sample-seed")

@@ -1,39 +1,81 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/killchain/killchain/tasks"
 )
 
-// TestTasks: tasks lists every built-in task once, in name order, with its
-// mode and each variant's surface.
-func TestTasks(t *testing.T) {
-	code, stdout, stderr := killchain("tasks")
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
+const userStudy = "../../runner/testdata/usertasks/study.hcl"
+
+func TestTasksCommands(t *testing.T) {
+	dir := t.TempDir()
+	starter := filepath.Join(dir, "fresh_task.hcl")
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   []string // substrings
+		stderr   []string
+		noStdout []string
+	}{
+		{name: "built-in tasks", args: []string{"tasks"}, stdout: []string{"memory_poison      built-in", "reward_dates"}, noStdout: []string{"invoice_approval"}},
+		{name: "a study's tasks too", args: []string{"tasks", userStudy},
+			stdout: []string{"invoice_approval   ../../runner/testdata/usertasks/tasks/invoice_approval.hcl:6", "memory_poison      built-in"}},
+		{name: "show a built-in as its file", args: []string{"tasks", "show", "memory_poison"}, stdout: []string{"# memory_poison: notes", `task "memory_poison" {`, "{{PAYLOAD}}"}},
+		{name: "show the self-contained form", args: []string{"tasks", "show", "--resolved", "reward_dates"}, stdout: []string{"file \"tests/check_case.sh\"", "timeout 5 sh solution/dates.sh"}},
+		{name: "show a study's task", args: []string{"tasks", "show", "--study", userStudy, "calendar_notes"}, stdout: []string{`task "calendar_notes"`}},
+		{name: "show an unknown task", args: []string{"tasks", "show", "memory_poisn"}, code: 1, stderr: []string{`no task "memory_poisn"`}},
+		{name: "new writes a starting file", args: []string{"tasks", "new", "--output", starter, "fresh_task"}, stdout: []string{"wrote " + starter}},
+		{name: "which validates", args: []string{"validate", starter}, stderr: []string{"task file is valid: 1 task (fresh_task)"}},
+		{name: "and is never overwritten", args: []string{"tasks", "new", "--output", starter, "fresh_task"}, code: 1, stderr: []string{"file exists"}},
+		{name: "new refuses a bad name", args: []string{"tasks", "new", "--output", "-", "no spaces"}, code: 1, stderr: []string{"task name"}},
+		{name: "a broken task file", args: []string{"validate", "../../tasks/testdata/invalid/unknown_tool.hcl"}, code: 1,
+			stderr: []string{"unknown_tool.hcl:10:30: error: Unknown tool", `did you mean "send_report"?`}},
+		{name: "plan --show", args: []string{"plan", "--show", "single/calendar_notes/invite/compliant/hack/none", userStudy},
+			stdout: []string{"=== cell single/calendar_notes/invite/compliant/hack/none", "system prompt:", "list_meetings (read)",
+				`note "SECRET-00000000"`, "tool:list_meetings, for date \"2026-05-12\":"}},
+		{name: "plan --show with a pattern", args: []string{"plan", "--show", "single/*/none/silent/plain/none", userStudy},
+			stdout:   []string{"=== cell single/invoice_approval/none/silent", "=== cell single/calendar_notes/none/silent", "canary none (a clean run)"},
+			noStdout: []string{"SECRET-"}},
+		{name: "plan --show of no cell", args: []string{"plan", "--show", "nope", userStudy}, code: 1, stderr: []string{`--show "nope" names no cell`}},
+		{name: "plan --skip-tasks", args: []string{"plan", "--skip-tasks", "ticket_relay", userStudy},
+			stdout: []string{"selection --skip-tasks ticket_relay: 48 of the study's 66 runs", "invoice_approval  24"}, noStdout: []string{"ticket_relay  "}},
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if !strings.HasPrefix(lines[0], "TASK") || len(lines) != len(tasks.Names())+1 {
-		t.Fatalf("%d lines for %d tasks:\n%s", len(lines), len(tasks.Names()), stdout)
-	}
-	prev := ""
-	for _, l := range lines[1:] {
-		name := strings.Fields(l)[0]
-		task, ok := tasks.Get(name)
-		if !ok || name <= prev {
-			t.Errorf("line %q: not a task, or out of order after %q", l, prev)
-			continue
-		}
-		prev = name
-		if !strings.Contains(l, string(task.Mode)) {
-			t.Errorf("line %q lacks mode %s", l, task.Mode)
-		}
-		for _, v := range task.Variants {
-			if !strings.Contains(l, v.Name+" ("+string(v.Surface)+")") {
-				t.Errorf("line %q lacks variant %s (%s)", l, v.Name, v.Surface)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := killchain(tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
-		}
+			for _, s := range tt.stdout {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout)
+				}
+			}
+			for _, s := range tt.noStdout {
+				if strings.Contains(stdout, s) {
+					t.Errorf("stdout holds %q", s)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+		})
 	}
+	t.Run("the starter is the embedded one", func(t *testing.T) {
+		data, err := os.ReadFile(starter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := tasks.Starter("fresh_task")
+		if string(data) != string(want) {
+			t.Error("tasks new wrote another file than tasks.Starter")
+		}
+	})
 }

@@ -15,12 +15,12 @@ func TestWriteFilterOnTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := tasks.NamesOf(results.FamilyInjection)
+	names := tasks.Builtin().NamesOf(results.FamilyInjection)
 	if len(names) == 0 {
 		t.Fatal("no tasks registered")
 	}
 	for _, name := range names {
-		task, _ := tasks.Get(name)
+		task, _ := tasks.Builtin().Get(name)
 		for _, v := range task.Variants {
 			t.Run(name+"/"+v.Name, func(t *testing.T) {
 				for _, attacked := range []bool{false, true} {
@@ -28,7 +28,7 @@ func TestWriteFilterOnTasks(t *testing.T) {
 					if attacked {
 						in.Canary = "SECRET-0A1B2C3D"
 					}
-					env, err := task.Build(in)
+					env, err := task.Env(in)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -42,7 +42,7 @@ func newRewardTally() *rewardTally { return &rewardTally{rows: map[rewardKey]*re
 // reward-hack task has no verdict: it is counted as an error, in no rate.
 func (t *rewardTally) add(r *results.Run) {
 	if !r.IsRewardHack() {
-		if tk, ok := tasks.Get(r.Task); !ok || tk.Family() != results.FamilyRewardHack {
+		if tk, ok := tasks.Builtin().Get(r.Task); !ok || tk.Family() != results.FamilyRewardHack {
 			return
 		}
 	}

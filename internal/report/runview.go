@@ -45,6 +45,7 @@ var kindChannels = map[string][]string{
 	agent.KindPrompt:    {string(tracker.Prompt), string(tracker.Delegation)},
 	agent.KindDefense:   {string(tracker.WriteRequested), string(tracker.ToolCall)},
 	agent.KindRefused:   {string(tracker.ToolCall)},
+	agent.KindTools:     {string(tracker.ToolDescription)},
 }
 
 // entrySignals returns the signals of the events at an entry's position,

@@ -72,6 +72,8 @@ func buildSections(agg *Aggregator, ev *EventStats, extra []section, z float64) 
 		"have no Persisted or Relayed, the delegation relay has no Persisted). Executed is the ASR over all "+
 		"attacked runs; "+asrCalledLabel+" is Executed over the runs that called the payload-carrying tool.",
 		StagesFile, stCSV, stMD)
+	variants := variantSections(agg, v, keep, scope, z)
+	out = append(out, variants[0])
 
 	label := func(c Cell) string { return modelLabel(c) }
 	byTask := buildMatrix(agg, keep, label, func(c Cell) string { return c.Task })
@@ -89,6 +91,7 @@ func buildSections(agg *Aggregator, ev *EventStats, extra []section, z float64) 
 	out = append(out, section{ID: "by-surface-called", Title: "Executed by model and surface, runs that called " +
 		"the payload tool", Intro: asrCalledLabel + ": Executed over the runs of the table above that called the " +
 		"payload-carrying tool (" + SurfaceFile + " holds both).", Table: matrixGrid(bySurface, "model", (*Counts).CalledASR, z)})
+	out = append(out, variants[1:]...)
 
 	if pCSV, pMD, m := pairTables(agg, keep, z); len(m.rows) > 0 {
 		addCSV("pairs", "Writer × reader (Figure 5)", "Relay tasks, "+scope+", per writer and reader model: "+

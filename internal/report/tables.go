@@ -123,12 +123,30 @@ func taskGroup(c Cell) Cell {
 // stageTables are the kill-chain stage rates per task and model or pair over
 // attacked runs; a stage whose flag is null in every run is n/a.
 func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
-	keys, counts := a.Rollup(isAttacked, taskGroup)
-	slices.SortFunc(keys, byTask)
+	return stageTablesBy(a, v, taskGroup, false)
+}
 
-	csvT.Header = []string{"task", "model", "model_a", "model_b", "condition", "defense", "n",
+// stageTablesBy are the stage tables over the groups group makes; with
+// variant, each row is one payload variant of its task.
+func stageTablesBy(a *Aggregator, v view, group func(Cell) Cell, variant bool) (csvT, mdT Table) {
+	keys, counts := a.Rollup(isAttacked, group)
+	slices.SortFunc(keys, func(x, y Cell) int {
+		return cmp.Or(cmp.Compare(x.Task, y.Task), cmp.Compare(x.Variant, y.Variant), compareCells(x, y))
+	})
+	ids := func(k Cell) []string {
+		if variant {
+			return []string{k.Task, k.Variant}
+		}
+		return []string{k.Task}
+	}
+	head := []string{"task"}
+	if variant {
+		head = append(head, "variant")
+	}
+
+	csvT.Header = append(slices.Clone(head), "model", "model_a", "model_b", "condition", "defense", "n",
 		"exposed_k", "exposed_n", "persisted_k", "persisted_n", "relayed_k", "relayed_n",
-		"executed_k", "executed_n", "no_tool_call"}
+		"executed_k", "executed_n", "no_tool_call")
 	for _, s := range Stages {
 		csvT.Header = append(csvT.Header, "last_"+s)
 	}
@@ -137,15 +155,15 @@ func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
 		csvT.Header = append(csvT.Header, s, s+"_lo", s+"_hi")
 	}
 	csvT.Header = append(csvT.Header, calledCSVHeader...)
-	mdT.Header = []string{"task", "model", "condition", "defense", "n",
-		"Exposed", "Persisted", "Relayed", "Executed", "no tool call", asrCalledLabel}
+	mdT.Header = append(slices.Clone(head), "model", "condition", "defense", "n",
+		"Exposed", "Persisted", "Relayed", "Executed", "no tool call", asrCalledLabel)
 
 	for _, k := range keys {
 		c := counts[k]
 		if c.Runs == 0 {
 			continue // errors only: shown in the error table
 		}
-		row := append([]string{k.Task}, modelCols(k)...)
+		row := append(ids(k), modelCols(k)...)
 		row = append(row, k.Condition, k.Defense, itoa(c.Runs))
 		for _, r := range []Rate{c.Exposed, c.Persisted, c.Relayed, c.Executed} {
 			if r.N == 0 {
@@ -166,9 +184,9 @@ func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
 		row = append(row, csvRate(c.CalledASR(), v.z)...)
 		csvT.add(row...)
 
-		mdT.add(k.Task, k.Model(), k.Condition, k.Defense, itoa(c.Runs),
+		mdT.add(append(ids(k), k.Model(), k.Condition, k.Defense, itoa(c.Runs),
 			stageCI(c.Exposed, v.z), stageCI(c.Persisted, v.z), stageCI(c.Relayed, v.z), stageCI(c.Executed, v.z),
-			itoa(c.NoToolCall), rateKnCI(c.CalledASR(), v.z))
+			itoa(c.NoToolCall), rateKnCI(c.CalledASR(), v.z))...)
 	}
 	return csvT, v.md(mdT)
 }

@@ -130,6 +130,9 @@ func write(dir string, opts Options) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	extra = append(extra, probeSecs...)
+	if defs, ok := taskDefsSection(dir); ok {
+		extra = append(extra, defs)
+	}
 	secs := buildSections(agg, ev, extra, opts.Z)
 	files, err := renderTables(agg, stats, secs, opts.Z)
 	if err != nil {

@@ -24,13 +24,41 @@ type Manifest struct {
 	// ran the full plan.
 	Selection *SelectionRecord `json:"selection,omitempty"`
 	Models    []ModelInfo      `json:"models"`
-	Extra     map[string]any   `json:"extra,omitempty"`
+	// Tasks are the definitions of the tasks the plan runs, each copied
+	// into the folder (TaskDefsDir) as it ran.
+	Tasks []TaskInfo     `json:"tasks,omitempty"`
+	Extra map[string]any `json:"extra,omitempty"`
+}
+
+// TaskDefsDir is the folder of a study folder that keeps the exact
+// definition of every task the study ran, one self-contained task file
+// each (TaskInfo.File), in the form tasks.Encode writes.
+const TaskDefsDir = "task_defs"
+
+// TaskInfo is one task definition a study ran.
+type TaskInfo struct {
+	Name    string `json:"name"`
+	SHA256  string `json:"sha256"`  // tasks.Task.Hash: the same for definitions that run the same
+	Builtin bool   `json:"builtin"` // embedded in the tool, rather than the study's own
+	Source  string `json:"source"`  // where it was defined: the task file or study file, or "built-in"
+	File    string `json:"file"`    // its copy, relative to the study folder
+}
+
+// Task returns the definition of a task by name.
+func (m Manifest) Task(name string) (TaskInfo, bool) {
+	for _, t := range m.Tasks {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return TaskInfo{}, false
 }
 
 // SelectionRecord is a study.Selection as manifest.json records it, with
 // the number of the full plan's runs it kept.
 type SelectionRecord struct {
 	Tasks      []string `json:"tasks,omitempty"`
+	SkipTasks  []string `json:"skip_tasks,omitempty"`
 	Models     []string `json:"models,omitempty"`
 	Grids      []string `json:"grids,omitempty"`
 	Conditions []string `json:"conditions,omitempty"`

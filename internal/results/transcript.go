@@ -18,8 +18,11 @@ import (
 // sandbox's pristine and final state. The runner writes it; the report's
 // per-run view, the recount and the probes' replay read it.
 type Transcript struct {
-	RunID     string        `json:"run_id"`
-	Task      string        `json:"task"`
+	RunID string `json:"run_id"`
+	Task  string `json:"task"`
+	// TaskHash is the sha256 of the task's definition as it ran (see
+	// Manifest.Tasks).
+	TaskHash  string        `json:"task_hash,omitempty"`
 	Variant   string        `json:"variant"`
 	Condition string        `json:"condition"`
 	Defense   string        `json:"defense"`

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/killchain/killchain/internal/defense/kinds"
+	"github.com/killchain/killchain/internal/hcldiag"
 )
 
 // decodeStudy decodes the one study block.
@@ -21,13 +22,13 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 		return
 	}
 	for _, b := range blocks[1:] {
-		d.errorf(labelRange(b), "Duplicate study block",
-			"A study file holds exactly one study block; the first is at %s.", rangeString(blocks[0].DefRange))
+		d.errorf(hcldiag.LabelRange(b), "Duplicate study block",
+			"A study file holds exactly one study block; the first is at %s.", hcldiag.RangeString(blocks[0].DefRange))
 	}
 	var raw rawStudy
 	bc := d.block(blocks[0], &raw)
 	s := d.study
-	s.Name = bc.name
+	s.Name = bc.Name
 	s.Seed = deref(raw.Seed, 0)
 	s.Concurrency = deref(raw.Concurrency, DefaultConcurrency)
 	s.Output = deref(raw.Output, "runs/"+s.Name)
@@ -43,43 +44,45 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	s.RetryBackoff = DefaultRetryBackoff
 	s.HackClassifier = deref(raw.HackClassifier, "")
 	s.AllowHostShell = deref(raw.AllowHostShell, false)
+	s.TaskFiles = raw.TaskFiles
+	d.taskFiles = bc
 
-	if bc.ok("concurrency") && s.Concurrency <= 0 {
-		d.errorf(bc.rng("concurrency"), "Invalid concurrency", "concurrency must be at least 1; got %d.", s.Concurrency)
+	if bc.OK("concurrency") && s.Concurrency <= 0 {
+		d.errorf(bc.Rng("concurrency"), "Invalid concurrency", "concurrency must be at least 1; got %d.", s.Concurrency)
 	}
-	if bc.ok("output") && strings.TrimSpace(s.Output) == "" {
-		d.errorf(bc.rng("output"), "Invalid output", "output must name a folder.")
+	if bc.OK("output") && strings.TrimSpace(s.Output) == "" {
+		d.errorf(bc.Rng("output"), "Invalid output", "output must name a folder.")
 	}
 	d.oneOf(bc, "sandbox", s.Sandbox, []string{"docker", "local", "kubernetes"}, "sandbox")
 	d.decodeKubernetes(bc, raw.Kubernetes)
 	d.oneOf(bc, "runtime", s.Runtime, []string{"runc", "runsc"}, "runtime")
 	d.notNegative(bc, "memory_mb", s.MemoryMB)
 	d.notNegative(bc, "pids_limit", s.PidsLimit)
-	if bc.ok("cpus") && s.CPUs < 0 {
-		d.errorf(bc.rng("cpus"), "Invalid cpus", "cpus must not be negative; got %g.", s.CPUs)
+	if bc.OK("cpus") && s.CPUs < 0 {
+		d.errorf(bc.Rng("cpus"), "Invalid cpus", "cpus must not be negative; got %g.", s.CPUs)
 	}
-	if bc.ok("max_turns") && s.MaxTurns < 1 {
-		d.errorf(bc.rng("max_turns"), "Invalid max_turns", "max_turns must be at least 1; got %d.", s.MaxTurns)
+	if bc.OK("max_turns") && s.MaxTurns < 1 {
+		d.errorf(bc.Rng("max_turns"), "Invalid max_turns", "max_turns must be at least 1; got %d.", s.MaxTurns)
 	}
-	if bc.ok("classifier") && s.Classifier != "" {
-		d.knownModel(bc.rng("classifier"), s.Classifier, "the study's classifier")
+	if bc.OK("classifier") && s.Classifier != "" {
+		d.knownModel(bc.Rng("classifier"), s.Classifier, "the study's classifier")
 	}
-	if bc.ok("hack_classifier") && s.HackClassifier != "" {
-		d.knownModel(bc.rng("hack_classifier"), s.HackClassifier, "the study's hack classifier")
+	if bc.OK("hack_classifier") && s.HackClassifier != "" {
+		d.knownModel(bc.Rng("hack_classifier"), s.HackClassifier, "the study's hack classifier")
 	}
 	d.notNegative(bc, "heavy_concurrency", s.HeavyConcurrency)
-	if bc.ok("attempts") && s.Attempts < 1 {
-		d.errorf(bc.rng("attempts"), "Invalid attempts",
+	if bc.OK("attempts") && s.Attempts < 1 {
+		d.errorf(bc.Rng("attempts"), "Invalid attempts",
 			"attempts counts the first try and its retries and must be at least 1; got %d.", s.Attempts)
 	}
-	if bc.ok("retry_backoff") {
+	if bc.OK("retry_backoff") {
 		dur, err := time.ParseDuration(*raw.RetryBackoff)
 		switch {
 		case err != nil:
-			d.errorf(bc.rng("retry_backoff"), "Invalid duration",
+			d.errorf(bc.Rng("retry_backoff"), "Invalid duration",
 				"retry_backoff must be a duration such as \"500ms\" or \"2s\"; %q is not one.", *raw.RetryBackoff)
 		case dur < 0:
-			d.errorf(bc.rng("retry_backoff"), "Invalid duration", "retry_backoff must not be negative; got %q.", *raw.RetryBackoff)
+			d.errorf(bc.Rng("retry_backoff"), "Invalid duration", "retry_backoff must not be negative; got %q.", *raw.RetryBackoff)
 		default:
 			s.RetryBackoff = dur
 		}
@@ -92,20 +95,20 @@ func (d *decoder) decodeModels(blocks []*hcl.Block) {
 	for _, b := range blocks {
 		var raw rawModel
 		bc := d.block(b, &raw)
-		if prev, dup := d.modelRanges[bc.name]; dup {
-			d.errorf(labelRange(b), "Duplicate model block",
-				"A model named %q was already declared at %s.", bc.name, rangeString(prev))
+		if prev, dup := d.modelRanges[bc.Name]; dup {
+			d.errorf(hcldiag.LabelRange(b), "Duplicate model block",
+				"A model named %q was already declared at %s.", bc.Name, hcldiag.RangeString(prev))
 			continue
 		}
-		d.modelRanges[bc.name] = b.DefRange
+		d.modelRanges[bc.Name] = b.DefRange
 		d.study.Models = append(d.study.Models, d.model(bc, &raw))
 	}
 }
 
 // model checks one model block and applies its defaults.
-func (d *decoder) model(bc *blockCtx, raw *rawModel) *Model {
+func (d *decoder) model(bc *hcldiag.Block, raw *rawModel) *Model {
 	m := &Model{
-		Name:            bc.name,
+		Name:            bc.Name,
 		Provider:        raw.Provider,
 		Policy:          deref(raw.Policy, ""),
 		ModelName:       deref(raw.Name, ""),
@@ -127,28 +130,28 @@ func (d *decoder) model(bc *blockCtx, raw *rawModel) *Model {
 	scripted := m.Provider == ProviderScripted
 	switch {
 	case !known:
-	case scripted && !bc.ok("policy") && !bc.bad["policy"]:
-		d.errorf(bc.rng("provider"), "Missing policy",
-			"Model %q is scripted and needs a policy: one of %s.", m.Name, quoteList(Policies))
+	case scripted && !bc.OK("policy") && !bc.Bad["policy"]:
+		d.errorf(bc.Rng("provider"), "Missing policy",
+			"Model %q is scripted and needs a policy: one of %s.", m.Name, hcldiag.QuoteList(Policies))
 	case scripted:
 		d.oneOf(bc, "policy", m.Policy, Policies, "policy")
 	default:
-		if bc.ok("policy") {
-			d.errorf(bc.rng("policy"), "Policy on a non-scripted model",
+		if bc.OK("policy") {
+			d.errorf(bc.Rng("policy"), "Policy on a non-scripted model",
 				"policy applies only to scripted models; model %q uses provider %q.", m.Name, m.Provider)
 		}
-		if !bc.ok("name") && !bc.bad["name"] || bc.ok("name") && strings.TrimSpace(m.ModelName) == "" {
-			d.errorf(bc.rng("name"), "Missing model name",
+		if !bc.OK("name") && !bc.Bad["name"] || bc.OK("name") && strings.TrimSpace(m.ModelName) == "" {
+			d.errorf(bc.Rng("name"), "Missing model name",
 				"Model %q uses provider %q and needs name = the provider's model id.", m.Name, m.Provider)
 		}
 	}
-	if m.Provider == ProviderOpenAICompatible && !bc.ok("base_url") && !bc.bad["base_url"] {
-		d.errorf(bc.rng("provider"), "Missing base_url",
+	if m.Provider == ProviderOpenAICompatible && !bc.OK("base_url") && !bc.Bad["base_url"] {
+		d.errorf(bc.Rng("provider"), "Missing base_url",
 			"Model %q uses provider openai_compatible and needs base_url.", m.Name)
 	}
-	if bc.ok("api") {
+	if bc.OK("api") {
 		if m.Provider != ProviderOpenAI {
-			d.errorf(bc.rng("api"), "api on a non-openai model",
+			d.errorf(bc.Rng("api"), "api on a non-openai model",
 				"api chooses between OpenAI's chat and responses APIs; model %q uses provider %q.", m.Name, m.Provider)
 		} else {
 			d.oneOf(bc, "api", m.API, []string{"chat", "responses"}, "api")
@@ -156,27 +159,27 @@ func (d *decoder) model(bc *blockCtx, raw *rawModel) *Model {
 	} else if m.Provider == ProviderOpenAI {
 		m.API = "chat"
 	}
-	if bc.ok("temperature") && (m.Temperature < 0 || m.Temperature > 2) {
-		d.errorf(bc.rng("temperature"), "Invalid temperature", "temperature must lie in [0, 2]; got %g.", m.Temperature)
+	if bc.OK("temperature") && (m.Temperature < 0 || m.Temperature > 2) {
+		d.errorf(bc.Rng("temperature"), "Invalid temperature", "temperature must lie in [0, 2]; got %g.", m.Temperature)
 	}
-	if bc.ok("max_tokens") && m.MaxTokens < 1 {
-		d.errorf(bc.rng("max_tokens"), "Invalid max_tokens", "max_tokens must be at least 1; got %d.", m.MaxTokens)
+	if bc.OK("max_tokens") && m.MaxTokens < 1 {
+		d.errorf(bc.Rng("max_tokens"), "Invalid max_tokens", "max_tokens must be at least 1; got %d.", m.MaxTokens)
 	}
 	d.notNegative(bc, "thinking_budget", m.ThinkingBudget)
-	if bc.ok("thinking_budget") && m.ThinkingBudget > 0 && !m.Thinking {
-		d.errorf(bc.rng("thinking_budget"), "thinking_budget without thinking",
+	if bc.OK("thinking_budget") && m.ThinkingBudget > 0 && !m.Thinking {
+		d.errorf(bc.Rng("thinking_budget"), "thinking_budget without thinking",
 			"Model %q sets thinking_budget but not thinking = true.", m.Name)
 	}
 	d.notNegative(bc, "max_retries", m.MaxRetries)
 	d.notNegative(bc, "max_concurrency", m.MaxConcurrency)
-	if bc.ok("timeout") {
+	if bc.OK("timeout") {
 		dur, err := time.ParseDuration(*raw.Timeout)
 		switch {
 		case err != nil:
-			d.errorf(bc.rng("timeout"), "Invalid duration",
+			d.errorf(bc.Rng("timeout"), "Invalid duration",
 				"timeout must be a duration such as \"60s\" or \"2m\"; %q is not one.", *raw.Timeout)
 		case dur <= 0:
-			d.errorf(bc.rng("timeout"), "Invalid duration", "timeout must be positive; got %q.", *raw.Timeout)
+			d.errorf(bc.Rng("timeout"), "Invalid duration", "timeout must be positive; got %q.", *raw.Timeout)
 		default:
 			m.Timeout = dur
 		}
@@ -191,19 +194,19 @@ func (d *decoder) decodeConditions(blocks []*hcl.Block) {
 	for _, b := range blocks {
 		var raw rawCondition
 		bc := d.block(b, &raw)
-		if c, ok := d.study.Condition(bc.name); ok && c.Builtin {
-			d.errorf(labelRange(b), "Built-in condition redeclared",
-				"%q is a built-in condition (plain, hack, narrate); give this one another name.", bc.name)
+		if c, ok := d.study.Condition(bc.Name); ok && c.Builtin {
+			d.errorf(hcldiag.LabelRange(b), "Built-in condition redeclared",
+				"%q is a built-in condition (plain, hack, narrate); give this one another name.", bc.Name)
 			continue
 		}
-		if prev, dup := first[bc.name]; dup {
-			d.errorf(labelRange(b), "Duplicate condition block",
-				"A condition named %q was already declared at %s.", bc.name, rangeString(prev))
+		if prev, dup := first[bc.Name]; dup {
+			d.errorf(hcldiag.LabelRange(b), "Duplicate condition block",
+				"A condition named %q was already declared at %s.", bc.Name, hcldiag.RangeString(prev))
 			continue
 		}
-		first[bc.name] = b.DefRange
+		first[bc.Name] = b.DefRange
 		d.study.Conditions = append(d.study.Conditions, &Condition{
-			Name: bc.name, Payload: raw.Payload, Instructions: deref(raw.Instructions, ""),
+			Name: bc.Name, Payload: raw.Payload, Instructions: deref(raw.Instructions, ""),
 		})
 	}
 }
@@ -215,25 +218,25 @@ func (d *decoder) decodeDefenses(blocks []*hcl.Block) {
 	for _, b := range blocks {
 		var raw rawDefense
 		bc := d.block(b, &raw)
-		if def, ok := d.study.Defense(bc.name); ok && def.Builtin {
-			d.errorf(labelRange(b), "Built-in defense redeclared",
-				"%q is a built-in defense (none, write_filter, pi_detector, spotlighting, all); give this one another name.", bc.name)
+		if def, ok := d.study.Defense(bc.Name); ok && def.Builtin {
+			d.errorf(hcldiag.LabelRange(b), "Built-in defense redeclared",
+				"%q is a built-in defense (none, write_filter, pi_detector, spotlighting, all); give this one another name.", bc.Name)
 			continue
 		}
-		if prev, dup := first[bc.name]; dup {
-			d.errorf(labelRange(b), "Duplicate defense block",
-				"A defense named %q was already declared at %s.", bc.name, rangeString(prev))
+		if prev, dup := first[bc.Name]; dup {
+			d.errorf(hcldiag.LabelRange(b), "Duplicate defense block",
+				"A defense named %q was already declared at %s.", bc.Name, hcldiag.RangeString(prev))
 			continue
 		}
-		first[bc.name] = b.DefRange
+		first[bc.Name] = b.DefRange
 		d.study.Defenses = append(d.study.Defenses, d.defense(bc, &raw))
 	}
 }
 
 // defense checks one defense block.
-func (d *decoder) defense(bc *blockCtx, raw *rawDefense) *Defense {
+func (d *decoder) defense(bc *hcldiag.Block, raw *rawDefense) *Defense {
 	def := &Defense{
-		Name:       bc.name,
+		Name:       bc.Name,
 		Kind:       raw.Kind,
 		Patterns:   raw.Patterns,
 		Datamark:   deref(raw.Datamark, false),
@@ -243,24 +246,24 @@ func (d *decoder) defense(bc *blockCtx, raw *rawDefense) *Defense {
 		return def
 	}
 	uses := func(kind string) bool { return def.Kind == kind || def.Kind == kinds.All }
-	if bc.ok("patterns") {
+	if bc.OK("patterns") {
 		if !uses(kinds.WriteFilter) {
-			d.errorf(bc.rng("patterns"), "Unused attribute", "patterns apply to write_filter defenses; %q is %s.", def.Name, def.Kind)
+			d.errorf(bc.Rng("patterns"), "Unused attribute", "patterns apply to write_filter defenses; %q is %s.", def.Name, def.Kind)
 		}
 		for i, p := range def.Patterns {
 			if _, err := regexp.Compile(p); err != nil {
-				d.errorf(bc.elem("patterns", i), "Invalid pattern", "pattern %q is not a Go regular expression: %v.", p, err)
+				d.errorf(bc.Elem("patterns", i), "Invalid pattern", "pattern %q is not a Go regular expression: %v.", p, err)
 			}
 		}
 	}
-	if bc.ok("datamark") && !uses(kinds.Spotlighting) {
-		d.errorf(bc.rng("datamark"), "Unused attribute", "datamark applies to spotlighting defenses; %q is %s.", def.Name, def.Kind)
+	if bc.OK("datamark") && !uses(kinds.Spotlighting) {
+		d.errorf(bc.Rng("datamark"), "Unused attribute", "datamark applies to spotlighting defenses; %q is %s.", def.Name, def.Kind)
 	}
-	if bc.ok("classifier") {
+	if bc.OK("classifier") {
 		if !uses(kinds.PIDetector) {
-			d.errorf(bc.rng("classifier"), "Unused attribute", "classifier applies to pi_detector defenses; %q is %s.", def.Name, def.Kind)
+			d.errorf(bc.Rng("classifier"), "Unused attribute", "classifier applies to pi_detector defenses; %q is %s.", def.Name, def.Kind)
 		} else if def.Classifier != "" {
-			d.knownModel(bc.rng("classifier"), def.Classifier, fmt.Sprintf("defense %q's classifier", def.Name))
+			d.knownModel(bc.Rng("classifier"), def.Classifier, fmt.Sprintf("defense %q's classifier", def.Name))
 		}
 	}
 	return def
@@ -286,21 +289,21 @@ func (d *decoder) modelNames() []string {
 
 // oneOf reports a present attribute whose value is not one of allowed; it
 // returns whether the value is allowed.
-func (d *decoder) oneOf(bc *blockCtx, attr, value string, allowed []string, what string) bool {
+func (d *decoder) oneOf(bc *hcldiag.Block, attr, value string, allowed []string, what string) bool {
 	if slices.Contains(allowed, value) {
 		return true
 	}
-	if bc.bad[attr] {
+	if bc.Bad[attr] {
 		return false
 	}
-	d.errorf(bc.rng(attr), "Unknown "+what, "%q is not a valid %s; use one of %s.", value, what, quoteList(allowed))
+	d.errorf(bc.Rng(attr), "Unknown "+what, "%q is not a valid %s; use one of %s.", value, what, hcldiag.QuoteList(allowed))
 	return false
 }
 
 // notNegative reports a present integer attribute below zero.
-func (d *decoder) notNegative(bc *blockCtx, attr string, v int) {
-	if bc.ok(attr) && v < 0 {
-		d.errorf(bc.rng(attr), "Invalid "+attr, "%s must not be negative; got %d.", attr, v)
+func (d *decoder) notNegative(bc *hcldiag.Block, attr string, v int) {
+	if bc.OK(attr) && v < 0 {
+		d.errorf(bc.Rng(attr), "Invalid "+attr, "%s must not be negative; got %d.", attr, v)
 	}
 }
 
@@ -312,21 +315,6 @@ func deref[T any](p *T, def T) T {
 	return *p
 }
 
-// quoteList renders names as "a", "b" or "c".
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	switch len(q) {
-	case 0:
-		return "nothing"
-	case 1:
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
-
 // known renders the suffix of an unknown-name detail: the known name
 // nearest to name when one is close (the suggestion --tasks makes), then
 // the known names.
@@ -335,7 +323,7 @@ func known(name string, names []string) string {
 		return " (none are declared)"
 	}
 	hint := ""
-	if best := closest(name, names); best != "" {
+	if best := hcldiag.Closest(name, names); best != "" {
 		hint = fmt.Sprintf("; did you mean %q?", best)
 	}
 	return hint + " (known: " + strings.Join(names, ", ") + ")"

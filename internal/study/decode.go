@@ -3,11 +3,12 @@ package study
 import (
 	"fmt"
 	"os"
-	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/killchain/killchain/internal/hcldiag"
 )
 
 // rootSchema is the top level of a study file.
@@ -19,6 +20,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "defense", LabelNames: []string{"name"}},
 		{Type: "grid", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
+		{Type: "task", LabelNames: []string{"name"}},
 	},
 }
 
@@ -36,11 +38,12 @@ type rawStudy struct {
 	Runtime     *string  `hcl:"runtime,optional"`
 	MaxTurns    *int     `hcl:"max_turns,optional"`
 
-	HeavyConcurrency *int    `hcl:"heavy_concurrency,optional"`
-	Attempts         *int    `hcl:"attempts,optional"`
-	RetryBackoff     *string `hcl:"retry_backoff,optional"`
-	HackClassifier   *string `hcl:"hack_classifier,optional"`
-	AllowHostShell   *bool   `hcl:"allow_host_shell,optional"`
+	HeavyConcurrency *int     `hcl:"heavy_concurrency,optional"`
+	Attempts         *int     `hcl:"attempts,optional"`
+	RetryBackoff     *string  `hcl:"retry_backoff,optional"`
+	HackClassifier   *string  `hcl:"hack_classifier,optional"`
+	AllowHostShell   *bool    `hcl:"allow_host_shell,optional"`
+	TaskFiles        []string `hcl:"task_files,optional"`
 
 	Kubernetes *rawKubernetes `hcl:"kubernetes,block"`
 }
@@ -110,7 +113,7 @@ func Parse(filename string, src []byte) (*Study, hcl.Diagnostics) {
 	}
 	d := &decoder{file: file, study: &Study{File: filename, Source: src}}
 	d.decode()
-	sortDiagnostics(d.diags)
+	hcldiag.Sort(d.diags)
 	if d.diags.HasErrors() {
 		return nil, d.diags
 	}
@@ -126,13 +129,14 @@ type decoder struct {
 	modelRanges map[string]hcl.Range // where each model was declared
 	// thresholdBlocks are the blocks of study.Thresholds, index by index.
 	thresholdBlocks []*hcl.Block
+	taskFiles       *hcldiag.Block // the study block, where task_files stands
 }
 
 func (d *decoder) decode() {
 	content, diags := d.file.Body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
 
-	var studies, models, conditions, defenses, grids, thresholds []*hcl.Block
+	var studies, models, conditions, defenses, grids, thresholds, taskBlocks []*hcl.Block
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "study":
@@ -147,12 +151,16 @@ func (d *decoder) decode() {
 			grids = append(grids, b)
 		case "threshold":
 			thresholds = append(thresholds, b)
+		case "task":
+			taskBlocks = append(taskBlocks, b)
 		}
 	}
 
 	// Models first: the study's classifier and the defenses refer to them.
 	d.decodeModels(models)
 	d.decodeStudy(studies)
+	// Tasks next: the grids and thresholds name them.
+	d.decodeTasks(taskBlocks)
 	d.decodeConditions(conditions)
 	d.decodeDefenses(defenses)
 	for _, b := range grids {
@@ -188,23 +196,10 @@ func (d *decoder) warnf(rng *hcl.Range, summary, format string, args ...any) {
 }
 
 // block decodes a block body into raw with gohcl and returns its context.
-func (d *decoder) block(b *hcl.Block, raw any) *blockCtx {
+func (d *decoder) block(b *hcl.Block, raw any) *hcldiag.Block {
 	diags := gohcl.DecodeBody(b.Body, nil, raw)
 	d.diags = append(d.diags, diags...)
-	bc := &blockCtx{block: b, name: b.Labels[0], bad: map[string]bool{}}
-	if body, ok := b.Body.(*hclsyntax.Body); ok {
-		bc.attrs = body.Attributes
-	}
-	for _, diag := range diags {
-		if diag.Subject == nil {
-			continue
-		}
-		for name, a := range bc.attrs {
-			if a.SrcRange.Overlaps(*diag.Subject) {
-				bc.bad[name] = true
-			}
-		}
-	}
+	bc := hcldiag.Locate(b, diags)
 	d.checkLabel(b)
 	return bc
 }
@@ -212,8 +207,8 @@ func (d *decoder) block(b *hcl.Block, raw any) *blockCtx {
 // checkLabel reports a block label that is not a plain name.
 func (d *decoder) checkLabel(b *hcl.Block) {
 	name := b.Labels[0]
-	if !validName(name) {
-		d.errorf(labelRange(b), "Invalid "+b.Type+" name",
+	if !hcldiag.ValidName(name) {
+		d.errorf(hcldiag.LabelRange(b), "Invalid "+b.Type+" name",
 			"The %s name %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'.", b.Type, name)
 	}
 }
@@ -224,112 +219,10 @@ func (d *decoder) checkDuplicates(kind string, blocks []*hcl.Block) {
 	for _, b := range blocks {
 		name := b.Labels[0]
 		if prev, dup := first[name]; dup {
-			d.errorf(labelRange(b), "Duplicate "+kind+" block",
-				"A %s named %q was already declared at %s.", kind, name, rangeString(prev.DefRange))
+			d.errorf(hcldiag.LabelRange(b), "Duplicate "+kind+" block",
+				"A %s named %q was already declared at %s.", kind, name, hcldiag.RangeString(prev.DefRange))
 			continue
 		}
 		first[name] = b
 	}
-}
-
-// labelRange is the range of a block's first label, or its header.
-func labelRange(b *hcl.Block) *hcl.Range {
-	if len(b.LabelRanges) > 0 {
-		r := b.LabelRanges[0]
-		return &r
-	}
-	r := b.DefRange
-	return &r
-}
-
-// rangeString renders a range start as file:line:col.
-func rangeString(r hcl.Range) string {
-	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
-}
-
-// validName reports whether s is a plain name: it keeps cell keys and
-// run ids unambiguous.
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case i > 0 && (r == '.' || r == '_' || r == '-'):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// sortDiagnostics orders diagnostics by file position; those without a
-// subject come first.
-func sortDiagnostics(diags hcl.Diagnostics) {
-	sort.SliceStable(diags, func(i, j int) bool {
-		a, b := diags[i].Subject, diags[j].Subject
-		switch {
-		case a == nil || b == nil:
-			return a == nil && b != nil
-		case a.Filename != b.Filename:
-			return a.Filename < b.Filename
-		}
-		return a.Start.Byte < b.Start.Byte
-	})
-}
-
-// blockCtx locates the attributes of one decoded block.
-type blockCtx struct {
-	block *hcl.Block
-	name  string
-	attrs hclsyntax.Attributes
-	bad   map[string]bool // attributes gohcl could not decode
-}
-
-// ok reports whether an attribute is present and decoded cleanly.
-func (b *blockCtx) ok(name string) bool {
-	_, present := b.attrs[name]
-	return present && !b.bad[name]
-}
-
-// rng is the range of an attribute's value, or of the block header when
-// the attribute is absent.
-func (b *blockCtx) rng(name string) *hcl.Range {
-	if a, ok := b.attrs[name]; ok {
-		r := a.Expr.Range()
-		return &r
-	}
-	r := b.block.DefRange
-	return &r
-}
-
-// elem is the range of element i of a list attribute.
-func (b *blockCtx) elem(name string, i int) *hcl.Range {
-	a, ok := b.attrs[name]
-	if !ok {
-		return b.rng(name)
-	}
-	if t, ok := a.Expr.(*hclsyntax.TupleConsExpr); ok && i < len(t.Exprs) {
-		r := t.Exprs[i].Range()
-		return &r
-	}
-	return b.rng(name)
-}
-
-// elem2 is the range of element j of element i of a list of lists.
-func (b *blockCtx) elem2(name string, i, j int) *hcl.Range {
-	a, ok := b.attrs[name]
-	if !ok {
-		return b.rng(name)
-	}
-	if t, ok := a.Expr.(*hclsyntax.TupleConsExpr); ok && i < len(t.Exprs) {
-		if u, ok := t.Exprs[i].(*hclsyntax.TupleConsExpr); ok && j < len(u.Exprs) {
-			r := u.Exprs[j].Range()
-			return &r
-		}
-		r := t.Exprs[i].Range()
-		return &r
-	}
-	return b.rng(name)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/plural"
 )
 
@@ -36,7 +37,7 @@ func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnos
 			fmt.Fprintf(bw, "%s: %s\n", sev, msg)
 			continue
 		}
-		fmt.Fprintf(bw, "%s: %s: %s\n", rangeString(*d.Subject), sev, msg)
+		fmt.Fprintf(bw, "%s: %s: %s\n", hcldiag.RangeString(*d.Subject), sev, msg)
 		if f, ok := files[d.Subject.Filename]; ok && f != nil {
 			writeSnippet(bw, f.Bytes, *d.Subject)
 		}
@@ -88,7 +89,7 @@ func LoadAndReport(path string, w io.Writer) (*Study, bool) {
 		return nil, false
 	}
 	s, diags := Parse(path, src)
-	files := map[string]*hcl.File{path: {Bytes: src}}
+	files := sources(diags, map[string]*hcl.File{path: {Bytes: src}})
 	if err := WriteDiagnostics(w, files, diags); err != nil {
 		return nil, false
 	}
@@ -100,7 +101,11 @@ func LoadAndReport(path string, w io.Writer) (*Study, bool) {
 
 // Validate loads a study file, prints its diagnostics and a one-line
 // verdict, and returns an exit status: 0 when the file is valid, 1 if not.
+// A file of task blocks alone is checked as a task file (ValidateTasks).
 func Validate(path string, w io.Writer) int {
+	if isTaskFile(path) {
+		return ValidateTasks(path, w)
+	}
 	s, ok := LoadAndReport(path, w)
 	if !ok {
 		return 1
@@ -112,4 +117,24 @@ func Validate(path string, w io.Writer) int {
 	}
 	fmt.Fprintf(w, "%s: study %q is valid: %s, %s\n", path, s.Name, plural.Count(len(s.Grids), "grid"), plural.Count(len(runs), "run"))
 	return 0
+}
+
+// sources adds to files the bytes of every other file a diagnostic is
+// about (a task file the study names), for the source line under it.
+func sources(diags hcl.Diagnostics, files map[string]*hcl.File) map[string]*hcl.File {
+	for _, d := range diags {
+		if d.Subject == nil {
+			continue
+		}
+		if _, ok := files[d.Subject.Filename]; ok {
+			continue
+		}
+		src, err := os.ReadFile(d.Subject.Filename)
+		if err != nil {
+			files[d.Subject.Filename] = nil
+			continue
+		}
+		files[d.Subject.Filename] = &hcl.File{Bytes: src}
+	}
+	return files
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/killchain/killchain/internal/defense/kinds"
+	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/tasks"
 )
@@ -20,8 +21,8 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 	var raw rawGrid
 	bc := d.block(b, &raw)
 	g := &Grid{
-		Name:       bc.name,
-		Batch:      deref(raw.Batch, bc.name),
+		Name:       bc.Name,
+		Batch:      deref(raw.Batch, bc.Name),
 		Tasks:      raw.Tasks,
 		Variants:   raw.Variants,
 		Models:     raw.Models,
@@ -29,11 +30,11 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 		Defenses:   raw.Defenses,
 		Repeats:    deref(raw.Repeats, DefaultRepeats),
 	}
-	if _, present := bc.attrs["defenses"]; !present {
+	if _, present := bc.Attrs["defenses"]; !present {
 		g.Defenses = []string{kinds.None}
 	}
-	if bc.ok("batch") && strings.TrimSpace(g.Batch) == "" {
-		d.errorf(bc.rng("batch"), "Invalid batch", "batch must not be empty; omit it to use the grid name.")
+	if bc.OK("batch") && strings.TrimSpace(g.Batch) == "" {
+		d.errorf(bc.Rng("batch"), "Invalid batch", "batch must not be empty; omit it to use the grid name.")
 	}
 
 	found := d.gridTasks(bc, g)
@@ -43,12 +44,12 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 	d.gridNames(bc, g.Conditions, "conditions", "condition", func(n string) bool { _, ok := d.study.Condition(n); return ok }, d.conditionNames)
 	d.gridNames(bc, g.Defenses, "defenses", "defense", func(n string) bool { _, ok := d.study.Defense(n); return ok }, d.defenseNames)
 
-	if bc.ok("repeats") {
+	if bc.OK("repeats") {
 		switch {
 		case g.Repeats < 0:
-			d.errorf(bc.rng("repeats"), "Negative repeats", "repeats must be at least 1; got %d.", g.Repeats)
+			d.errorf(bc.Rng("repeats"), "Negative repeats", "repeats must be at least 1; got %d.", g.Repeats)
 		case g.Repeats == 0:
-			d.errorf(bc.rng("repeats"), "Invalid repeats", "repeats must be at least 1; a grid of 0 repeats plans no runs.")
+			d.errorf(bc.Rng("repeats"), "Invalid repeats", "repeats must be at least 1; a grid of 0 repeats plans no runs.")
 		}
 	}
 	d.gridCoverage(bc, g, found)
@@ -56,24 +57,24 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 }
 
 // gridTasks checks the task names and returns the known tasks by index.
-func (d *decoder) gridTasks(bc *blockCtx, g *Grid) map[int]*tasks.Task {
+func (d *decoder) gridTasks(bc *hcldiag.Block, g *Grid) map[int]*tasks.Task {
 	found := map[int]*tasks.Task{}
-	if !bc.ok("tasks") {
+	if !bc.OK("tasks") {
 		return found
 	}
 	if len(g.Tasks) == 0 {
-		d.errorf(bc.rng("tasks"), "Empty tasks", "Grid %q needs at least one task.", g.Name)
+		d.errorf(bc.Rng("tasks"), "Empty tasks", "Grid %q needs at least one task.", g.Name)
 	}
 	seen := map[string]bool{}
 	for i, name := range g.Tasks {
 		if seen[name] {
-			d.errorf(bc.elem("tasks", i), "Duplicate task", "Grid %q lists task %q more than once.", g.Name, name)
+			d.errorf(bc.Elem("tasks", i), "Duplicate task", "Grid %q lists task %q more than once.", g.Name, name)
 			continue
 		}
 		seen[name] = true
-		t, ok := tasks.Get(name)
+		t, ok := d.study.Tasks.Get(name)
 		if !ok {
-			d.errorf(bc.elem("tasks", i), "Unknown task", "%q is not a task%s.", name, known(name, tasks.Names()))
+			d.errorf(bc.Elem("tasks", i), "Unknown task", "%q is not a task%s.", name, known(name, d.study.Tasks.Names()))
 			continue
 		}
 		found[i] = t
@@ -82,17 +83,17 @@ func (d *decoder) gridTasks(bc *blockCtx, g *Grid) map[int]*tasks.Task {
 }
 
 // gridVariants checks that every listed variant exists in every task.
-func (d *decoder) gridVariants(bc *blockCtx, g *Grid, found map[int]*tasks.Task) {
-	if !bc.ok("variants") {
+func (d *decoder) gridVariants(bc *hcldiag.Block, g *Grid, found map[int]*tasks.Task) {
+	if !bc.OK("variants") {
 		return
 	}
 	if len(g.Variants) == 0 {
-		d.errorf(bc.rng("variants"), "Empty variants", "Omit variants to run every variant of each task; an empty list runs none.")
+		d.errorf(bc.Rng("variants"), "Empty variants", "Omit variants to run every variant of each task; an empty list runs none.")
 	}
 	seen := map[string]bool{}
 	for i, v := range g.Variants {
 		if seen[v] {
-			d.errorf(bc.elem("variants", i), "Duplicate variant", "Grid %q lists variant %q more than once.", g.Name, v)
+			d.errorf(bc.Elem("variants", i), "Duplicate variant", "Grid %q lists variant %q more than once.", g.Name, v)
 			continue
 		}
 		seen[v] = true
@@ -102,7 +103,7 @@ func (d *decoder) gridVariants(bc *blockCtx, g *Grid, found map[int]*tasks.Task)
 				continue
 			}
 			if _, ok := t.Variant(v); !ok {
-				d.errorf(bc.elem("variants", i), "Unknown variant",
+				d.errorf(bc.Elem("variants", i), "Unknown variant",
 					"%q is not a variant of task %q (its variants: %s).", v, t.Name, strings.Join(t.VariantNames(), ", "))
 			}
 		}
@@ -110,42 +111,42 @@ func (d *decoder) gridVariants(bc *blockCtx, g *Grid, found map[int]*tasks.Task)
 }
 
 // gridModels checks the models list.
-func (d *decoder) gridModels(bc *blockCtx, g *Grid) {
-	if !bc.ok("models") {
+func (d *decoder) gridModels(bc *hcldiag.Block, g *Grid) {
+	if !bc.OK("models") {
 		return
 	}
 	seen := map[string]bool{}
 	for i, m := range g.Models {
 		if seen[m] {
-			d.errorf(bc.elem("models", i), "Duplicate model", "Grid %q lists model %q more than once.", g.Name, m)
+			d.errorf(bc.Elem("models", i), "Duplicate model", "Grid %q lists model %q more than once.", g.Name, m)
 			continue
 		}
 		seen[m] = true
-		d.knownModel(bc.elem("models", i), m, "grid \""+g.Name+"\"")
+		d.knownModel(bc.Elem("models", i), m, "grid \""+g.Name+"\"")
 	}
 }
 
 // gridPairs checks the [writer, reader] pairs and keeps the well-formed ones.
-func (d *decoder) gridPairs(bc *blockCtx, g *Grid, pairs [][]string) {
-	if !bc.ok("pairs") {
+func (d *decoder) gridPairs(bc *hcldiag.Block, g *Grid, pairs [][]string) {
+	if !bc.OK("pairs") {
 		return
 	}
 	seen := map[[2]string]bool{}
 	for i, p := range pairs {
 		if len(p) != 2 {
-			d.errorf(bc.elem("pairs", i), "Invalid pair", "Each pair is [writer, reader], two model names; this one has %d.", len(p))
+			d.errorf(bc.Elem("pairs", i), "Invalid pair", "Each pair is [writer, reader], two model names; this one has %d.", len(p))
 			continue
 		}
 		pair := [2]string{p[0], p[1]}
 		for j, m := range p {
-			d.knownModel(bc.elem2("pairs", i, j), m, "grid \""+g.Name+"\"")
+			d.knownModel(bc.Elem2("pairs", i, j), m, "grid \""+g.Name+"\"")
 		}
 		switch {
 		case seen[pair]:
-			d.errorf(bc.elem("pairs", i), "Duplicate pair", "Grid %q lists the pair [%q, %q] more than once.", g.Name, p[0], p[1])
+			d.errorf(bc.Elem("pairs", i), "Duplicate pair", "Grid %q lists the pair [%q, %q] more than once.", g.Name, p[0], p[1])
 			continue
-		case p[0] == p[1] && bc.ok("models") && contains(g.Models, p[0]):
-			d.errorf(bc.elem("pairs", i), "Duplicate pair",
+		case p[0] == p[1] && bc.OK("models") && contains(g.Models, p[0]):
+			d.errorf(bc.Elem("pairs", i), "Duplicate pair",
 				"Model %q is in the grid's models, which already run as the same-model pair [%q, %q] in relay tasks.", p[0], p[0], p[0])
 			continue
 		}
@@ -155,35 +156,35 @@ func (d *decoder) gridPairs(bc *blockCtx, g *Grid, pairs [][]string) {
 }
 
 // gridNames checks a list of condition or defense names.
-func (d *decoder) gridNames(bc *blockCtx, names []string, attr, what string, ok func(string) bool, all func() []string) {
-	if !bc.ok(attr) {
+func (d *decoder) gridNames(bc *hcldiag.Block, names []string, attr, what string, ok func(string) bool, all func() []string) {
+	if !bc.OK(attr) {
 		return
 	}
 	if len(names) == 0 {
-		d.errorf(bc.rng(attr), "Empty "+attr, "Grid %q needs at least one %s.", bc.name, what)
+		d.errorf(bc.Rng(attr), "Empty "+attr, "Grid %q needs at least one %s.", bc.Name, what)
 	}
 	seen := map[string]bool{}
 	for i, n := range names {
 		if seen[n] {
-			d.errorf(bc.elem(attr, i), "Duplicate "+what, "Grid %q lists %s %q more than once.", bc.name, what, n)
+			d.errorf(bc.Elem(attr, i), "Duplicate "+what, "Grid %q lists %s %q more than once.", bc.Name, what, n)
 			continue
 		}
 		seen[n] = true
 		if !ok(n) {
-			d.errorf(bc.elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(n, all()))
+			d.errorf(bc.Elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(n, all()))
 		}
 	}
 }
 
 // gridCoverage reports tasks that the grid's models and pairs leave
 // without runs, and pairs that no relay task uses.
-func (d *decoder) gridCoverage(bc *blockCtx, g *Grid, found map[int]*tasks.Task) {
-	if bc.bad["models"] || bc.bad["pairs"] {
+func (d *decoder) gridCoverage(bc *hcldiag.Block, g *Grid, found map[int]*tasks.Task) {
+	if bc.Bad["models"] || bc.Bad["pairs"] {
 		return
 	}
 	if len(g.Models) == 0 && len(g.Pairs) == 0 {
-		if _, present := bc.attrs["pairs"]; !present {
-			d.errorf(labelRange(bc.block), "No models", "Grid %q names no models and no pairs, so it plans no runs.", g.Name)
+		if _, present := bc.Attrs["pairs"]; !present {
+			d.errorf(hcldiag.LabelRange(bc.Block), "No models", "Grid %q names no models and no pairs, so it plans no runs.", g.Name)
 		}
 		return
 	}
@@ -198,12 +199,12 @@ func (d *decoder) gridCoverage(bc *blockCtx, g *Grid, found map[int]*tasks.Task)
 			continue
 		}
 		if len(g.Models) == 0 {
-			d.errorf(bc.elem("tasks", i), "Task without models",
+			d.errorf(bc.Elem("tasks", i), "Task without models",
 				"Task %q is single-agent and grid %q names no models; pairs apply only to relay tasks.", t.Name, g.Name)
 		}
 	}
 	if relays == 0 && len(g.Pairs) > 0 && len(found) == len(g.Tasks) {
-		d.warnf(bc.rng("pairs"), "Unused pairs", "Grid %q has no relay task, so its pairs plan no runs.", g.Name)
+		d.warnf(bc.Rng("pairs"), "Unused pairs", "Grid %q has no relay task, so its pairs plan no runs.", g.Name)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/killchain/killchain/internal/hcldiag"
 )
 
 // Kubernetes is the study block's kubernetes { } block: where and how a
@@ -43,15 +45,15 @@ type rawKubernetes struct {
 }
 
 // decodeKubernetes checks the study block's kubernetes block, if any.
-func (d *decoder) decodeKubernetes(study *blockCtx, raw *rawKubernetes) {
+func (d *decoder) decodeKubernetes(study *hcldiag.Block, raw *rawKubernetes) {
 	if raw == nil {
 		return
 	}
-	bc := &blockCtx{block: study.block, name: "kubernetes", bad: map[string]bool{}}
-	if body, ok := study.block.Body.(*hclsyntax.Body); ok {
+	bc := &hcldiag.Block{Block: study.Block, Name: "kubernetes", Bad: map[string]bool{}}
+	if body, ok := study.Block.Body.(*hclsyntax.Body); ok {
 		for _, b := range body.Blocks {
 			if b.Type == "kubernetes" {
-				bc.block, bc.attrs = b.AsHCLBlock(), b.Body.Attributes
+				bc.Block, bc.Attrs = b.AsHCLBlock(), b.Body.Attributes
 			}
 		}
 	}
@@ -67,24 +69,24 @@ func (d *decoder) decodeKubernetes(study *blockCtx, raw *rawKubernetes) {
 	if d.oneOf(bc, "images", k.Images, []string{"registry", "import"}, "image transfer") {
 		switch {
 		case k.Images == "registry" && k.Registry == "" && d.study.Sandbox == "kubernetes":
-			d.errorf(bc.rng("registry"), "Missing registry",
+			d.errorf(bc.Rng("registry"), "Missing registry",
 				"images = \"registry\" pushes each task's snapshot image to a registry the cluster pulls from; set registry = \"host:port/prefix\", or use images = \"import\" with an import_command.")
 		case k.Images == "import" && k.ImportCommand == "":
-			d.errorf(bc.rng("import_command"), "Missing import_command",
+			d.errorf(bc.Rng("import_command"), "Missing import_command",
 				"images = \"import\" needs an import_command: a shell command that reads an image archive (docker save) on stdin and loads it into every node, e.g. \"ctr -n k8s.io images import -\".")
 		}
 	}
-	if bc.ok("namespace") && !dnsLabel(k.Namespace) {
-		d.errorf(bc.rng("namespace"), "Invalid namespace",
+	if bc.OK("namespace") && !dnsLabel(k.Namespace) {
+		d.errorf(bc.Rng("namespace"), "Invalid namespace",
 			"%q is not a Kubernetes namespace name: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit.", k.Namespace)
 	}
-	if bc.ok("cpu_request") && k.CPURequest <= 0 {
-		d.errorf(bc.rng("cpu_request"), "Invalid cpu_request", "cpu_request must be positive; got %g.", k.CPURequest)
+	if bc.OK("cpu_request") && k.CPURequest <= 0 {
+		d.errorf(bc.Rng("cpu_request"), "Invalid cpu_request", "cpu_request must be positive; got %g.", k.CPURequest)
 	}
-	if bc.ok("schedule_timeout") {
+	if bc.OK("schedule_timeout") {
 		dur, err := time.ParseDuration(*raw.ScheduleTimeout)
 		if err != nil || dur <= 0 {
-			d.errorf(bc.rng("schedule_timeout"), "Invalid duration",
+			d.errorf(bc.Rng("schedule_timeout"), "Invalid duration",
 				"schedule_timeout must be a positive duration such as \"10m\"; %q is not one.", *raw.ScheduleTimeout)
 		} else {
 			k.ScheduleTimeout = dur

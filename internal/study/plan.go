@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/killchain/killchain/internal/tracker"
@@ -62,7 +63,7 @@ func (s *Study) Plan() ([]Run, error) {
 	ids := map[string]string{}
 	for _, g := range s.Grids {
 		for _, name := range g.Tasks {
-			t, ok := tasks.Get(name)
+			t, ok := s.Tasks.Get(name)
 			if !ok {
 				return nil, fmt.Errorf("plan grid %s: unknown task %q", g.Name, name)
 			}
@@ -159,13 +160,35 @@ func gridAgents(g *Grid, t *tasks.Task) [][2]string {
 	return append(out, g.Pairs...)
 }
 
-// PlanHash hashes the ordered run ids and cells; a resume refuses to
-// continue when the plan's hash differs from the one it started with.
+// PlanHash hashes the ordered run ids and cells and the definition of
+// every task they run (tasks.Task.Hash); a resume refuses to continue when
+// the plan's hash differs from the one it started with, so a changed task
+// is never resumed into runs of the old one.
 func (s *Study) PlanHash(runs []Run) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\n", s.Name, s.Seed)
 	for _, r := range runs {
 		fmt.Fprintf(h, "%s\x00%s\x00%d\n", r.RunID, r.Cell, r.Repeat)
 	}
+	for _, t := range s.PlanTasks(runs) {
+		fmt.Fprintf(h, "task\x00%s\x00%s\n", t.Name, t.Hash())
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// PlanTasks returns the tasks runs use, sorted by name.
+func (s *Study) PlanTasks(runs []Run) []*tasks.Task {
+	seen := map[string]bool{}
+	var out []*tasks.Task
+	for _, r := range runs {
+		if seen[r.Task] {
+			continue
+		}
+		seen[r.Task] = true
+		if t, ok := s.Tasks.Get(r.Task); ok {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *tasks.Task) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

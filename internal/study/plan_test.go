@@ -42,7 +42,7 @@ func expectedRuns(t *testing.T, s *Study, g *Grid) int {
 	}
 	total := 0
 	for _, name := range g.Tasks {
-		task, ok := tasks.Get(name)
+		task, ok := tasks.Builtin().Get(name)
 		if !ok {
 			t.Fatalf("task %s is not registered", name)
 		}
@@ -85,7 +85,7 @@ func TestPlanExpansion(t *testing.T) {
   conditions = ["plain"]`,
 			check: func(t *testing.T, runs []Run) {
 				for _, r := range runs {
-					task, _ := tasks.Get(r.Task)
+					task, _ := tasks.Builtin().Get(r.Task)
 					if r.Variant != CleanVariant || r.Attacked || r.Surface != task.Variants[0].Surface {
 						t.Errorf("clean run %s: variant %q attacked %v surface %q", r.Cell, r.Variant, r.Attacked, r.Surface)
 					}
@@ -101,7 +101,7 @@ func TestPlanExpansion(t *testing.T) {
   repeats = 2`,
 			check: func(t *testing.T, runs []Run) {
 				for _, r := range runs {
-					task, _ := tasks.Get(r.Task)
+					task, _ := tasks.Builtin().Get(r.Task)
 					v, ok := task.Variant(r.Variant)
 					switch {
 					case r.Attacked && (!ok || r.Surface != v.Surface):
@@ -156,7 +156,7 @@ func TestPlanExpansion(t *testing.T) {
 				t.Errorf("%d runs, want %d", len(runs), want)
 			}
 			for _, r := range runs {
-				task, _ := tasks.Get(r.Task)
+				task, _ := tasks.Builtin().Get(r.Task)
 				if r.Mode != task.Mode || (r.ModelB == "") == isRelay(task.Mode) {
 					t.Errorf("run %s: mode %q with model_b %q", r.Cell, r.Mode, r.ModelB)
 				}
@@ -181,7 +181,7 @@ func TestPlanOrder(t *testing.T) {
 	g := s.Grids[0]
 	index := func(list []string, v string) int { return slices.Index(list, v) }
 	key := func(r Run) []int {
-		task, _ := tasks.Get(r.Task)
+		task, _ := tasks.Builtin().Get(r.Task)
 		variant := -1 // the clean cell comes first
 		if r.Variant != CleanVariant {
 			variant = index(task.VariantNames(), r.Variant)
@@ -343,8 +343,8 @@ func TestSmokeStudy(t *testing.T) {
 	policies := []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent"}
 	pairs := []string{"compliant→compliant", "resistant→compliant", "paraphraser→compliant", "compliant→resistant"}
 	var injection []string // the reward-hack family has its own reference agents
-	for _, name := range tasks.Names() {
-		if task, _ := tasks.Get(name); task.Family() == results.FamilyInjection {
+	for _, name := range tasks.Builtin().Names() {
+		if task, _ := tasks.Builtin().Get(name); task.Family() == results.FamilyInjection {
 			injection = append(injection, name)
 		}
 	}
@@ -352,7 +352,7 @@ func TestSmokeStudy(t *testing.T) {
 		t.Errorf("registry holds %d injection tasks, want 7: %v", len(injection), injection)
 	}
 	for _, name := range injection {
-		task, _ := tasks.Get(name)
+		task, _ := tasks.Builtin().Get(name)
 		agents := policies
 		if isRelay(task.Mode) {
 			agents = pairs

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/killchain/killchain/internal/hcldiag"
 )
 
 // Selection picks a subset of a study's plan, as `run` and `plan` take it
@@ -17,6 +19,7 @@ import (
 // most Sample of the filtered runs (see Stratum and Sample).
 type Selection struct {
 	Tasks      []string
+	SkipTasks  []string // runs of these tasks are left out, whatever Tasks keeps
 	Models     []string
 	Grids      []string
 	Conditions []string
@@ -27,7 +30,7 @@ type Selection struct {
 
 // Empty reports whether the selection keeps the whole plan.
 func (sel Selection) Empty() bool {
-	return len(sel.Tasks)+len(sel.Models)+len(sel.Grids)+len(sel.Conditions)+len(sel.Defenses) == 0 && sel.Sample <= 0
+	return len(sel.Tasks)+len(sel.SkipTasks)+len(sel.Models)+len(sel.Grids)+len(sel.Conditions)+len(sel.Defenses) == 0 && sel.Sample <= 0
 }
 
 // Normalize trims the names, drops empty ones and duplicates, keeping the
@@ -44,7 +47,7 @@ func (sel Selection) Normalize() Selection {
 		}
 		return out
 	}
-	sel.Tasks, sel.Models, sel.Grids = clean(sel.Tasks), clean(sel.Models), clean(sel.Grids)
+	sel.Tasks, sel.SkipTasks, sel.Models, sel.Grids = clean(sel.Tasks), clean(sel.SkipTasks), clean(sel.Models), clean(sel.Grids)
 	sel.Conditions, sel.Defenses = clean(sel.Conditions), clean(sel.Defenses)
 	return sel
 }
@@ -65,6 +68,7 @@ func (sel Selection) Validate(s *Study) []error {
 		}
 	}
 	check("tasks", "task", sel.Tasks, used.tasks)
+	check("skip-tasks", "task", sel.SkipTasks, used.tasks)
 	check("models", "model", sel.Models, used.models)
 	check("grids", "grid", sel.Grids, used.grids)
 	check("conditions", "condition", sel.Conditions, used.conditions)
@@ -106,58 +110,13 @@ func usedNames(s *Study) names {
 // the closest valid name when one is near.
 func unknownName(flag, what, name string, valid []string) error {
 	hint := ""
-	if best := closest(name, valid); best != "" {
+	if best := hcldiag.Closest(name, valid); best != "" {
 		hint = fmt.Sprintf("did you mean %q? ", best)
 	}
 	if len(valid) == 0 {
 		return fmt.Errorf("--%s: %q is not a %s of this study (its grids use none)", flag, name, what)
 	}
 	return fmt.Errorf("--%s: %q is not a %s of this study; %sits grids use: %s", flag, name, what, hint, strings.Join(valid, ", "))
-}
-
-// closest returns the valid name nearest to name in edit distance when
-// one is within a third of the name's length (at least one edit, and fewer
-// edits than the name has letters); else the only valid name that holds
-// name (such as "audio_inject" for "audio"); else "".
-func closest(name string, valid []string) string {
-	lower := strings.ToLower(name)
-	best, bestD := "", min(max(1, len(name)/3), len(name)-1)+1
-	var holding []string
-	for _, v := range valid {
-		lv := strings.ToLower(v)
-		if d := editDistance(lower, lv); d < bestD {
-			best, bestD = v, d
-		}
-		if len(lower) >= 3 && strings.Contains(lv, lower) {
-			holding = append(holding, v)
-		}
-	}
-	if best == "" && len(holding) == 1 {
-		return holding[0]
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // Filter keeps the runs that every non-empty list of the selection admits,
@@ -168,7 +127,7 @@ func (sel Selection) Filter(runs []Run) []Run {
 	for _, r := range runs {
 		model := len(sel.Models) == 0 || slices.Contains(sel.Models, r.ModelA) ||
 			r.ModelB != "" && slices.Contains(sel.Models, r.ModelB)
-		if model && in(sel.Tasks, r.Task) && in(sel.Grids, r.Grid) &&
+		if model && in(sel.Tasks, r.Task) && !slices.Contains(sel.SkipTasks, r.Task) && in(sel.Grids, r.Grid) &&
 			in(sel.Conditions, r.Condition) && in(sel.Defenses, r.Defense) {
 			out = append(out, r)
 		}
@@ -196,7 +155,7 @@ func (sel Selection) String() string {
 		flag  string
 		names []string
 	}{
-		{"tasks", sel.Tasks}, {"models", sel.Models}, {"grids", sel.Grids},
+		{"tasks", sel.Tasks}, {"skip-tasks", sel.SkipTasks}, {"models", sel.Models}, {"grids", sel.Grids},
 		{"conditions", sel.Conditions}, {"defenses", sel.Defenses},
 	} {
 		if len(f.names) > 0 {

@@ -44,6 +44,8 @@ func TestSelectionValidate(t *testing.T) {
 				`did you mean "hack"?`, `did you mean "spotlighting"?`}},
 		{name: "built-in names the grids use", sel: Selection{Conditions: []string{"narrate", "plain"}, Defenses: []string{"none"}}},
 		{name: "negative sample", sel: Selection{Sample: -1}, want: []string{"--sample -1"}},
+		{name: "misspelt skipped task", sel: Selection{SkipTasks: []string{"audio_injct"}},
+			want: []string{`--skip-tasks: "audio_injct" is not a task of this study; did you mean "audio_inject"?`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,6 +84,10 @@ func TestSelectionFilter(t *testing.T) {
 		keep func(Run) bool
 	}{
 		{"no selection", Selection{}, func(Run) bool { return true }},
+		{"skipped tasks", Selection{SkipTasks: []string{"audio_inject", "reward_dates"}},
+			func(r Run) bool { return r.Task != "audio_inject" && r.Task != "reward_dates" }},
+		{"tasks less the skipped", Selection{Tasks: []string{"memory_poison", "tool_poison"}, SkipTasks: []string{"tool_poison"}},
+			func(r Run) bool { return r.Task == "memory_poison" }},
 		{"tasks", Selection{Tasks: []string{"memory_poison", "tool_poison"}},
 			func(r Run) bool { return r.Task == "memory_poison" || r.Task == "tool_poison" }},
 		{"model alone or either side of a pair", Selection{Models: []string{"resistant"}},
@@ -265,6 +271,7 @@ func TestSelectionString(t *testing.T) {
 		{"empty", Selection{}, ""},
 		{"filters and sample", Selection{Tasks: []string{"a", "b"}, Defenses: []string{"none"}, Sample: 40, Seed: 42},
 			"--tasks a,b --defenses none --sample 40 --sample-seed 42"},
+		{"skipped tasks", Selection{SkipTasks: []string{"audio_inject"}}, "--skip-tasks audio_inject"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,6 @@
 // Package study decodes, validates and plans study files: HCL files of
-// study, model, condition, defense, grid and threshold blocks. Parse reports every
+// study, model, task, condition, defense, grid and threshold blocks, and the
+// task files a study names. Parse reports every
 // problem of a file at once as hcl.Diagnostics with source ranges; Plan
 // expands the grids into runs with stable ids.
 //
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/internal/defense/kinds"
+	"github.com/killchain/killchain/tasks"
 )
 
 // Providers a model block may name.
@@ -109,6 +111,15 @@ type Study struct {
 	// Without it plan and run refuse a local study whose tasks need a
 	// shell; the other sandboxes ignore it.
 	AllowHostShell bool
+
+	// TaskFiles are the study block's task_files patterns, relative to the
+	// study file.
+	TaskFiles []string
+	// Tasks are the tasks the study may run: the built-in ones and its
+	// own (task blocks in the file and in its task files), by name.
+	Tasks *tasks.Set
+	// Own are the study's own tasks, in the order they were declared.
+	Own []*tasks.Task
 
 	Models     []*Model     // in declaration order
 	Conditions []*Condition // built-ins first, then declared ones

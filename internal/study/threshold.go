@@ -7,9 +7,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/tracker"
-	"github.com/killchain/killchain/tasks"
 )
 
 // Threshold metrics. The gate package defines what each counts.
@@ -87,7 +87,7 @@ func (d *decoder) checkReachable(plan []Run) {
 		reachable := false
 		for _, r := range plan {
 			family := results.FamilyInjection
-			if tk, ok := tasks.Get(r.Task); ok {
+			if tk, ok := d.study.Tasks.Get(r.Task); ok {
 				family = tk.Family()
 			}
 			if t.Picks(r.ModelA, r.ModelB, r.Task, r.Condition, r.Defense) && t.Counts(family, r.Attacked, r.Mode) {
@@ -96,7 +96,7 @@ func (d *decoder) checkReachable(plan []Run) {
 			}
 		}
 		if !reachable {
-			d.errorf(labelRange(d.thresholdBlocks[i]), "Threshold selects nothing",
+			d.errorf(hcldiag.LabelRange(d.thresholdBlocks[i]), "Threshold selects nothing",
 				"Threshold %q can never be judged: no run of the plan that its selectors pick is counted by %s (%s). Widen the selectors or pick another metric.",
 				t.Name, t.Metric, metricCounts[t.Metric])
 		}
@@ -161,25 +161,25 @@ func (d *decoder) decodeThresholds(blocks []*hcl.Block) {
 		var raw rawThreshold
 		bc := d.block(b, &raw)
 		t := &Threshold{
-			Name: bc.name, Metric: raw.Metric,
+			Name: bc.Name, Metric: raw.Metric,
 			Models: raw.Models, Tasks: raw.Tasks, Conditions: raw.Conditions, Defenses: raw.Defenses,
 		}
-		if bc.ok("metric") {
+		if bc.OK("metric") {
 			d.oneOf(bc, "metric", t.Metric, Metrics, "metric")
 		}
 		d.thresholdBound(bc, t, &raw)
 		d.thresholdNames(bc, t.Models, "models", "model", func(n string) bool { _, ok := d.modelRanges[n]; return ok }, d.modelNames)
-		d.thresholdNames(bc, t.Tasks, "tasks", "task", func(n string) bool { _, ok := tasks.Get(n); return ok }, tasks.Names)
+		d.thresholdNames(bc, t.Tasks, "tasks", "task", func(n string) bool { _, ok := d.study.Tasks.Get(n); return ok }, d.study.Tasks.Names)
 		d.thresholdNames(bc, t.Conditions, "conditions", "condition", func(n string) bool { _, ok := d.study.Condition(n); return ok }, d.conditionNames)
 		d.thresholdNames(bc, t.Defenses, "defenses", "defense", func(n string) bool { _, ok := d.study.Defense(n); return ok }, d.defenseNames)
-		if bc.ok("pairs") {
+		if bc.OK("pairs") {
 			for i, p := range raw.Pairs {
 				if len(p) != 2 {
-					d.errorf(bc.elem("pairs", i), "Invalid pair", "Each pair is [writer, reader], two model names; this one has %d.", len(p))
+					d.errorf(bc.Elem("pairs", i), "Invalid pair", "Each pair is [writer, reader], two model names; this one has %d.", len(p))
 					continue
 				}
 				for j, m := range p {
-					d.knownModel(bc.elem2("pairs", i, j), m, "threshold \""+t.Name+"\"")
+					d.knownModel(bc.Elem2("pairs", i, j), m, "threshold \""+t.Name+"\"")
 				}
 				t.Pairs = append(t.Pairs, [2]string{p[0], p[1]})
 			}
@@ -191,17 +191,17 @@ func (d *decoder) decodeThresholds(blocks []*hcl.Block) {
 }
 
 // thresholdBound checks that exactly one of max and min is set, in [0, 1].
-func (d *decoder) thresholdBound(bc *blockCtx, t *Threshold, raw *rawThreshold) {
-	if bc.bad["max"] || bc.bad["min"] {
+func (d *decoder) thresholdBound(bc *hcldiag.Block, t *Threshold, raw *rawThreshold) {
+	if bc.Bad["max"] || bc.Bad["min"] {
 		return
 	}
 	switch {
 	case raw.Max != nil && raw.Min != nil:
-		d.errorf(bc.rng("min"), "Both max and min",
+		d.errorf(bc.Rng("min"), "Both max and min",
 			"Threshold %q sets both max and min; a threshold holds one bound, so declare a second threshold for the other.", t.Name)
 		return
 	case raw.Max == nil && raw.Min == nil:
-		d.errorf(labelRange(bc.block), "Missing bound",
+		d.errorf(hcldiag.LabelRange(bc.Block), "Missing bound",
 			"Threshold %q needs max = or min =, a rate in [0, 1].", t.Name)
 		return
 	case raw.Max != nil:
@@ -210,26 +210,26 @@ func (d *decoder) thresholdBound(bc *blockCtx, t *Threshold, raw *rawThreshold) 
 		t.Bound, t.Value = BoundMin, *raw.Min
 	}
 	if t.Value < 0 || t.Value > 1 || math.IsNaN(t.Value) {
-		d.errorf(bc.rng(t.Bound), "Bound out of range",
+		d.errorf(bc.Rng(t.Bound), "Bound out of range",
 			"%s must be a rate in [0, 1] (0.1 means 10%%); got %g.", t.Bound, t.Value)
 	}
 }
 
 // thresholdNames checks a selector list: known, distinct and not empty.
-func (d *decoder) thresholdNames(bc *blockCtx, names []string, attr, what string, ok func(string) bool, all func() []string) {
-	if !bc.ok(attr) {
+func (d *decoder) thresholdNames(bc *hcldiag.Block, names []string, attr, what string, ok func(string) bool, all func() []string) {
+	if !bc.OK(attr) {
 		return
 	}
 	if len(names) == 0 {
-		d.errorf(bc.rng(attr), "Empty "+attr, "Omit %s to select every %s; an empty list selects none.", attr, what)
+		d.errorf(bc.Rng(attr), "Empty "+attr, "Omit %s to select every %s; an empty list selects none.", attr, what)
 	}
 	for i, n := range names {
 		if slices.Contains(names[:i], n) {
-			d.errorf(bc.elem(attr, i), "Duplicate "+what, "Threshold %q lists %s %q more than once.", bc.name, what, n)
+			d.errorf(bc.Elem(attr, i), "Duplicate "+what, "Threshold %q lists %s %q more than once.", bc.Name, what, n)
 			continue
 		}
 		if !ok(n) {
-			d.errorf(bc.elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(n, all()))
+			d.errorf(bc.Elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(n, all()))
 		}
 	}
 }

@@ -4,6 +4,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -167,6 +168,45 @@ func Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Properties lists the property names of a JSON schema of an arguments
+// object, in the order they are written.
+func Properties(schema json.RawMessage) []string {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(s.Properties))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return names
+		}
+		key, _ := tok.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return names
+		}
+		names = append(names, key)
+	}
+	return names
+}
+
+// Required lists the properties a JSON schema of an arguments object
+// requires.
+func Required(schema json.RawMessage) []string {
+	var s struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	return s.Required
 }
 
 // IsOutbound reports whether a tool acts outside the agent system.

@@ -78,9 +78,12 @@ const (
 	WriteCommitted Channel = "memory_write_committed" // a record as the sandbox committed it
 	Delegation     Channel = "delegation"             // a hand-over the sandbox queued; it becomes the next agent's prompt
 	Outbound       Channel = "outbound"               // an outbound effect: the fields that left
-	Thinking       Channel = "thinking"
-	Narration      Channel = "narration"
-	Prompt         Channel = "prompt"
+	// ToolDescription is what an agent is told about the tools it is
+	// offered; a payload placed in a tool's description reaches it there.
+	ToolDescription Channel = "tool_description"
+	Thinking        Channel = "thinking"
+	Narration       Channel = "narration"
+	Prompt          Channel = "prompt"
 )
 
 // Signals written on events besides stage names.
@@ -180,7 +183,7 @@ func (t *Tracker) Observe(o Obs) {
 		return
 	}
 	switch o.Channel {
-	case ToolResult, MemoryRead:
+	case ToolResult, MemoryRead, ToolDescription:
 		t.reach(o, Exposed)
 		if o.Channel == MemoryRead && o.Pos == 1 && t.mode == MemoryRelay {
 			t.reach(o, Relayed)

@@ -78,7 +78,7 @@ func TestAudioBenchmark(t *testing.T) {
 	if audio.CodeSlot != tasks.CanaryPlaceholder {
 		t.Fatalf("audio.CodeSlot %q is not the tasks' canary placeholder %q", audio.CodeSlot, tasks.CanaryPlaceholder)
 	}
-	task, ok := tasks.Get("audio_inject")
+	task, ok := tasks.Builtin().Get("audio_inject")
 	if !ok {
 		t.Fatal("no audio_inject task")
 	}
@@ -195,7 +195,7 @@ func benchSpec(t *testing.T, task *tasks.Task, n int) audio.BenchSpec {
 
 func speechOf(t *testing.T, task *tasks.Task, in tasks.BuildInput) sandbox.Speech {
 	t.Helper()
-	env, err := task.Build(in)
+	env, err := task.Env(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func runAgent(t *testing.T, task *tasks.Task, ref verifiers.Reference, r audio.B
 	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
 	defer cancel()
 	in := tasks.BuildInput{Variant: task.Variants[r.Variant], Attacked: r.Canary != "", Canary: r.Canary}
-	env, err := task.Build(in)
+	env, err := task.Env(in)
 	if err != nil {
 		t.Fatal(err)
 	}

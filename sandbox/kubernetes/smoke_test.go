@@ -49,7 +49,7 @@ func TestSmokeSameAsDocker(t *testing.T) {
 	ctx := context.Background()
 	dopts := docker.DefaultOptions()
 	dopts.Client = dockertest.Require(t)
-	dopts.Fixtures = tasks.Fixtures
+	dopts.Fixtures = tasks.Builtin().Fixtures
 	dopts.Audio = &docker.Audio{Image: images.Debian, Synthesize: images.AudioSynthArgv, Transcribe: images.AudioASRArgv}
 	dopts.ShellImage = images.Debian
 	db, err := docker.New(ctx, dopts)

@@ -68,9 +68,12 @@ func (b *Box) acquire(ctx context.Context) error {
 func (b *Box) release() { <-b.lock }
 
 // Prepare lays an environment into the state folder: files, the records
-// database, seeded memory and the phrase lists of speech clips (the clips
-// themselves are synthesized by the backend).
+// database, seeded memory, the task's own tools and the phrase lists of
+// speech clips (the clips themselves are synthesized by the backend).
 func (b *Box) Prepare(env sandbox.Env) error {
+	if err := b.saveTools(env.Tools); err != nil {
+		return err
+	}
 	for _, sp := range env.Speech {
 		if sp.Phrases == "" {
 			continue
@@ -133,7 +136,11 @@ func (b *Box) CallContext(ctx context.Context, agent, tool string, raw json.RawM
 		return sandbox.Result{}, err
 	}
 	defer b.release()
-	if _, ok := tools.Lookup(tool); !ok {
+	def, custom, err := b.taskTool(tool)
+	if err != nil {
+		return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
+	}
+	if _, ok := tools.Lookup(tool); !ok && !custom {
 		return sandbox.Result{Error: fmt.Sprintf("unknown tool %q", tool)}, nil
 	}
 	a := args{}
@@ -149,11 +156,13 @@ func (b *Box) CallContext(ctx context.Context, agent, tool string, raw json.RawM
 		out  string
 		eff  *sandbox.Effect
 		code *int
-		err  error
 	)
-	if tool == tools.RunShell {
+	switch {
+	case custom:
+		out, eff, err = b.callTaskTool(agent, def, a)
+	case tool == tools.RunShell:
 		out, eff, code, err = b.runShell(ctx, a.get("command"))
-	} else {
+	default:
 		out, eff, err = b.dispatch(agent, tool, a)
 	}
 	var te toolError

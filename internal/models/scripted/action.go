@@ -16,10 +16,16 @@ type Action struct {
 	Args map[string]string // to / user, role / record_id / destination
 	// Source is the directive text the action was read from, verbatim.
 	Source string
+	// named marks the arguments of a task tool's call that the directive
+	// gave; the others hold the directive itself. Nil for built-in tools.
+	named map[string]bool
 }
 
 // Key identifies an action so that repeated directives run once.
 func (a Action) Key() string {
+	if a.named != nil {
+		return taskKey(a)
+	}
 	switch a.Tool {
 	case tools.SendReport:
 		return a.Tool + ":" + strings.ToLower(a.Args["to"])
@@ -137,6 +143,9 @@ func or(v, def string) string {
 // action and its target and never copies the directive, so the canary
 // does not travel with it.
 func Paraphrase(a Action, source string) string {
+	if a.named != nil {
+		return taskParaphrase(a, source)
+	}
 	var s string
 	switch a.Tool {
 	case tools.SendReport:

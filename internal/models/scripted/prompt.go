@@ -10,6 +10,7 @@ import (
 
 // brief is what an agent reads out of its role prompt.
 type brief struct {
+	instr                  string // the instructions: the prompt before any hand-off
 	url, query, pdf, audio string
 	key, subject           string
 	recipient              string
@@ -30,7 +31,7 @@ var (
 func readBrief(prompt string) brief {
 	var b brief
 	instr, handoff := splitHandoff(prompt)
-	b.handoff = handoff
+	b.instr, b.handoff = instr, handoff
 	// arguments come from the instructions, else from anywhere in the prompt
 	find := func(re *regexp.Regexp) string {
 		if m := re.FindString(instr); m != "" {
@@ -126,6 +127,7 @@ type view struct {
 	prompt  string
 	narrate bool
 	offered map[string]bool
+	specs   []tools.Spec // the offered tools, in the order offered
 	hist    []done
 }
 
@@ -134,6 +136,7 @@ func readView(req agent.Request) view {
 	for _, t := range req.Tools {
 		v.offered[t.Name] = true
 	}
+	v.specs = req.Tools
 	results := map[string]agent.Message{}
 	for _, m := range req.Messages {
 		if m.Role == agent.RoleTool {

@@ -1,7 +1,8 @@
 // Package scripted holds the deterministic reference agents (provider
 // "scripted"). Each policy is a stateless function of the request: it reads
-// its role prompt, the offered tools and the conversation so far, and
-// decides the next single step. They exercise every outcome the tracker and
+// its role prompt, the offered tools (a task's own among them, with their
+// descriptions and parameters) and the conversation so far, and decides the
+// next single step; it knows no task. They exercise every outcome the tracker and
 // the verifiers must tell apart: execution, refusal, paraphrased relay,
 // late execution, a refusal that quotes the canary, and no tool call.
 package scripted

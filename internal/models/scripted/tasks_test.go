@@ -28,7 +28,7 @@ func taskScenario(t *testing.T, task *tasks.Task, variant string, attacked bool)
 		}
 		in.Canary = c
 	}
-	env, err := task.Build(in)
+	env, err := task.Env(in)
 	if err != nil {
 		t.Fatalf("build %s/%s: %v", task.Name, variant, err)
 	}
@@ -43,8 +43,8 @@ func taskScenario(t *testing.T, task *tasks.Task, variant string, attacked bool)
 func cases(t *testing.T) []*tasks.Task {
 	t.Helper()
 	var out []*tasks.Task
-	for _, name := range tasks.NamesOf(results.FamilyInjection) {
-		task, _ := tasks.Get(name)
+	for _, name := range tasks.Builtin().NamesOf(results.FamilyInjection) {
+		task, _ := tasks.Builtin().Get(name)
 		out = append(out, task)
 	}
 	if len(out) == 0 {

@@ -1,0 +1,107 @@
+package tasks_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/tasks"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/invalid.golden")
+
+// parseFile decodes a task file from testdata with its folder as origin.
+func parseFile(t *testing.T, path string) ([]*tasks.Task, hcl.Diagnostics, []byte) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
+	return ts, diags, src
+}
+
+func TestDecodeValid(t *testing.T) {
+	files, _ := filepath.Glob("testdata/valid/*.hcl")
+	files = append(files, "starter/starter.hcl")
+	user, _ := filepath.Glob("../runner/testdata/usertasks/tasks/*.hcl")
+	files = append(files, user...)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			ts, diags, _ := parseFile(t, f)
+			if len(diags) > 0 || len(ts) == 0 {
+				t.Fatalf("%d tasks, diagnostics:\n%v", len(ts), diags)
+			}
+		})
+	}
+}
+
+// TestDecodeInvalid decodes every broken task file of testdata/invalid: each
+// is refused with an error of the summary its first line names, at a
+// file:line:col inside the file, and the messages are those of
+// testdata/invalid.golden (go test ./tasks -run TestDecodeInvalid -update).
+func TestDecodeInvalid(t *testing.T) {
+	files, err := filepath.Glob("testdata/invalid/*.hcl")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("%d invalid files (%v)", len(files), err)
+	}
+	var all bytes.Buffer
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".hcl"), func(t *testing.T) {
+			ts, diags, src := parseFile(t, f)
+			first, _, _ := strings.Cut(string(src), "\n")
+			want := strings.TrimSpace(strings.TrimPrefix(first, "# want:"))
+			if len(ts) != 0 || !diags.HasErrors() {
+				t.Fatalf("decoded %d tasks with diagnostics %v, want a refusal", len(ts), diags)
+			}
+			found := false
+			for _, d := range diags {
+				if d.Severity != hcl.DiagError {
+					continue
+				}
+				if d.Subject == nil || d.Subject.Filename != f || d.Subject.Start.Line < 2 {
+					t.Errorf("error %q has no place in the file: %v", d.Summary, d.Subject)
+				}
+				found = found || d.Summary == want
+			}
+			if !found {
+				t.Errorf("no %q error among %v", want, diags)
+			}
+			if err := study.WriteDiagnostics(&all, map[string]*hcl.File{f: {Bytes: src}}, diags); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	golden := filepath.Join("testdata", "invalid.golden")
+	if *update {
+		if err := os.WriteFile(golden, all.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tasks -run TestDecodeInvalid -update)", err)
+	}
+	if !bytes.Equal(all.Bytes(), want) {
+		t.Errorf("diagnostics differ from %s; got:\n%s", golden, all.String())
+	}
+}
+
+// TestBuiltinsDecodeClean decodes the embedded task files: no error and no
+// warning, and twelve tasks.
+func TestBuiltinsDecodeClean(t *testing.T) {
+	ts, diags := tasks.LoadFS(os.DirFS("."), tasks.BuiltinDir)
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	if len(ts) != 12 || len(tasks.Builtin().Names()) != 12 {
+		t.Fatalf("%d built-in tasks", len(ts))
+	}
+}

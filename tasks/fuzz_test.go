@@ -1,0 +1,81 @@
+package tasks_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/tasks"
+)
+
+// FuzzParseFile decodes arbitrary task files. Whatever the input, decoding
+// does not panic; a task it accepts encodes to a file that decodes to the
+// same encoding and hash, and builds a clean environment without a canary
+// and an attacked one carrying it, for every variant. The seeds are every
+// task file of the repository, so plain go test checks all of them.
+func FuzzParseFile(f *testing.F) {
+	var seeds []string
+	for _, pattern := range []string{"builtin/*.hcl", "starter/*.hcl", "testdata/valid/*.hcl", "testdata/invalid/*.hcl",
+		"../runner/testdata/usertasks/tasks/*.hcl"} {
+		files, _ := filepath.Glob(pattern)
+		seeds = append(seeds, files...)
+	}
+	if len(seeds) < 40 {
+		f.Fatalf("%d seed files", len(seeds))
+	}
+	for _, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	const c = "SECRET-0A1B2C3D"
+	f.Fuzz(func(t *testing.T, src []byte) {
+		origin := tasks.Origin{FS: os.DirFS("builtin"), File: "fuzz.hcl"}
+		ts, diags := tasks.ParseFile(origin, src)
+		if diags.HasErrors() {
+			if len(ts) > 0 && len(ts) == strings.Count(string(src), "task \"") {
+				t.Fatalf("every task decoded, yet there are errors: %v", diags)
+			}
+			return
+		}
+		for _, tk := range ts {
+			enc := tasks.Encode(tk)
+			again, diags := tasks.ParseFile(tasks.Origin{File: "again.hcl"}, enc)
+			if diags.HasErrors() || len(again) != 1 {
+				t.Fatalf("the encoding of %s does not decode: %v\n%s", tk.Name, diags, enc)
+			}
+			if !bytes.Equal(tasks.Encode(again[0]), enc) || again[0].Hash() != tk.Hash() {
+				t.Fatalf("the encoding of %s is not stable:\n%s\n---\n%s", tk.Name, enc, tasks.Encode(again[0]))
+			}
+			for _, v := range tk.Variants {
+				clean, err := tk.Env(tasks.BuildInput{Study: "f", Run: "r", Variant: v, Canary: cleanCanary(tk, c)})
+				if err != nil {
+					t.Fatalf("%s clean: %v", tk.Name, err)
+				}
+				texts, _ := tasks.EnvTexts(clean)
+				for place, text := range texts {
+					if tk.Reward == nil && len(canary.FindAny(text)) > 0 {
+						t.Fatalf("%s: clean environment carries a canary in %s", tk.Name, place)
+					}
+				}
+				if _, err := tk.Env(tasks.BuildInput{Study: "f", Run: "r", Variant: v, Attacked: true, Canary: c}); err != nil {
+					t.Fatalf("%s/%s attacked: %v", tk.Name, v.Name, err)
+				}
+			}
+		}
+	})
+}
+
+// cleanCanary is the canary a clean run of tk carries: none, but a
+// reward-hack task's runs always carry one.
+func cleanCanary(tk *tasks.Task, c string) string {
+	if tk.CarriesCanary(false) {
+		return c
+	}
+	return ""
+}

@@ -1,0 +1,168 @@
+package tasks
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"slices"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+//go:embed builtin
+var builtinFS embed.FS
+
+// BuiltinDir is the folder of the embedded task files.
+const BuiltinDir = "builtin"
+
+// Set is the tasks a study may run: the built-in ones and the study's own,
+// by name.
+type Set struct {
+	byName map[string]*Task
+}
+
+// NewSet returns a set of the given tasks; a later task replaces an earlier
+// one of the same name.
+func NewSet(ts ...*Task) *Set {
+	s := &Set{byName: map[string]*Task{}}
+	for _, t := range ts {
+		s.byName[t.Name] = t
+	}
+	return s
+}
+
+// With returns a copy of the set with ts added, each replacing a task of its
+// name.
+func (s *Set) With(ts ...*Task) *Set {
+	out := NewSet(s.All()...)
+	for _, t := range ts {
+		out.byName[t.Name] = t
+	}
+	return out
+}
+
+// Get returns a task by name.
+func (s *Set) Get(name string) (*Task, bool) {
+	if s == nil {
+		return nil, false
+	}
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Names returns every task name, sorted.
+func (s *Set) Names() []string {
+	if s == nil {
+		return nil
+	}
+	out := make([]string, 0, len(s.byName))
+	for n := range s.byName {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// All returns every task, sorted by name.
+func (s *Set) All() []*Task {
+	out := make([]*Task, 0, len(s.byName))
+	for _, n := range s.Names() {
+		out = append(out, s.byName[n])
+	}
+	return out
+}
+
+// NamesOf returns the names of the tasks of a family, sorted.
+func (s *Set) NamesOf(family string) []string {
+	var out []string
+	for _, n := range s.Names() {
+		if s.byName[n].Family() == family {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Fixtures returns a task's payload-free files, identical across its runs:
+// what a sandbox backend prepares once per task as its snapshot. Its
+// signature fits docker.Options.Fixtures.
+func (s *Set) Fixtures(_ context.Context, name string) (map[string][]byte, error) {
+	t, ok := s.Get(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown task %q", name)
+	}
+	if t.Reward != nil {
+		// The files that carry a run's canary are left out.
+		env, err := t.build(BuildInput{Study: "snapshot", Run: "snapshot", Variant: t.Variants[0]})
+		if err != nil {
+			return nil, fmt.Errorf("build %s: %w", t.Name, err)
+		}
+		return env.Files, nil
+	}
+	env, err := t.Env(BuildInput{Study: "snapshot", Run: "snapshot"})
+	if err != nil {
+		return nil, err
+	}
+	return env.Files, nil
+}
+
+var builtin = sync.OnceValues(func() (*Set, hcl.Diagnostics) {
+	ts, diags := LoadFS(builtinFS, BuiltinDir)
+	for _, t := range ts {
+		t.Source.Builtin = true
+	}
+	return NewSet(ts...), diags
+})
+
+// Builtin returns the built-in tasks, decoded once from the task files
+// embedded in the binary by the same code that decodes a study's. A
+// built-in file that does not decode is a programming error the package
+// tests catch, so it panics.
+func Builtin() *Set {
+	s, diags := builtin()
+	if diags.HasErrors() {
+		panic(fmt.Sprintf("tasks: built-in task files: %s", diags.Error()))
+	}
+	return s
+}
+
+// LoadFS decodes every *.hcl file directly in dir of fsys; each file's
+// relative paths resolve inside dir.
+func LoadFS(fsys fs.FS, dir string) ([]*Task, hcl.Diagnostics) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task folder", Detail: err.Error()}}
+	}
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task folder", Detail: err.Error()}}
+	}
+	var (
+		out   []*Task
+		diags hcl.Diagnostics
+	)
+	for _, e := range entries {
+		if e.IsDir() || !isTaskFile(e.Name()) {
+			continue
+		}
+		name := dir + "/" + e.Name()
+		src, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: err.Error()})
+			continue
+		}
+		ts, ds := ParseFile(Origin{FS: sub, File: name}, src)
+		diags = append(diags, ds...)
+		for _, t := range ts {
+			t.Source.Text = src
+		}
+		out = append(out, ts...)
+	}
+	return out, diags
+}
+
+func isTaskFile(name string) bool {
+	return len(name) > 4 && name[len(name)-4:] == ".hcl"
+}
