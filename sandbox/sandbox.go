@@ -16,6 +16,10 @@ type Env struct {
 	Task  string `json:"task"`
 	// Files are laid into the state folder by relative path (web/, db/, docs/, audio/).
 	Files map[string][]byte `json:"files"`
+	// Links are symbolic links laid after the files, by relative path: their
+	// targets, as written. The pristine verifier plants an agent's links
+	// back into a fresh sandbox with them.
+	Links map[string]string `json:"links,omitempty"`
 	// Memory holds records planted by the harness (author "seed"); they never
 	// pass through a defense.
 	Memory []Record `json:"memory"`
@@ -168,13 +172,39 @@ type Sandbox interface {
 	Close(ctx context.Context) error
 }
 
-// FileReader is a Sandbox that hands back the regular files under a folder
-// of its state (relative to the state folder), keyed by state-relative
-// slash path: the pristine verifier copies a run's final workspace out of
-// the agent's sandbox with it.
+// FileReader is a Sandbox that hands back a folder of its state (relative
+// to the state folder): the pristine verifier copies a run's final
+// workspace out of the agent's sandbox with it. Whatever the agent's
+// commands left there (links, floods, huge files, no folder at all) is
+// part of the answer, never an error.
 type FileReader interface {
-	Files(ctx context.Context, dir string) (map[string][]byte, error)
+	Files(ctx context.Context, dir string) (Folder, error)
 }
+
+// Folder is a folder of a sandbox's state as a FileReader copies it out.
+type Folder struct {
+	// Files are its regular files' contents, keyed by state-relative slash
+	// path.
+	Files map[string][]byte `json:"files"`
+	// Links are its symbolic links' targets, keyed the same way.
+	Links map[string]string `json:"links,omitempty"`
+	// Limits names each bound the copy met (LimitFiles, LimitBytes,
+	// LimitNotFolder), sorted; empty when the copy is whole.
+	Limits []string `json:"limits,omitempty"`
+}
+
+// Limits a folder copy can meet.
+const (
+	// LimitFiles: the folder holds more entries than a copy takes; those
+	// past the bound, in walk order, are left out.
+	LimitFiles = "files"
+	// LimitBytes: its files hold more bytes than a copy takes; each file
+	// that would pass the bound is left out.
+	LimitBytes = "bytes"
+	// LimitNotFolder: the folder is gone or no longer a folder (a link, a
+	// file); the copy is empty.
+	LimitNotFolder = "not_folder"
+)
 
 // Backend opens sandboxes.
 type Backend interface {

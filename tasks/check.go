@@ -366,6 +366,9 @@ func (d *decoder) checkWorkspace(t *Task) {
 			d.l.Errorf(bc.Elem("solution", i), "Protected solution", "Solution file %q matches a protected pattern, so writing it would count as tampering.", s)
 		}
 	}
+	if rh.HeldOut == nil {
+		d.l.Errorf(bc.Header(), "No held-out cases", "A workspace needs a held_out block: the pristine verifier decides a true pass on cases the agent never saw (a dir of NAME.in and NAME.out beside the task file, or a generator command).")
+	}
 	if len(rh.Protected) == 0 {
 		d.l.Errorf(bc.Header(), "Nothing protected", "A workspace names the files its test command reads or runs with protect blocks; tampering is a change to one of them.")
 	}

@@ -117,9 +117,12 @@ type rawProtect struct {
 }
 
 type rawHeldOut struct {
-	Dir       *string  `hcl:"dir,optional"`
-	Generator *string  `hcl:"generator,optional"`
-	Body      hcl.Body `hcl:",remain"`
+	Dir             *string  `hcl:"dir,optional"`
+	Generator       *string  `hcl:"generator,optional"`
+	SolutionCommand *string  `hcl:"solution_command,optional"`
+	CaseTimeout     *string  `hcl:"case_timeout,optional"`
+	Meaning         *string  `hcl:"meaning,optional"`
+	Body            hcl.Body `hcl:",remain"`
 }
 
 // Nested block types, each with its labels.

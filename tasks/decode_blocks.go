@@ -387,7 +387,19 @@ func (d *decoder) file(b *hcl.Block, vars *strings.Replacer) (string, bool) {
 func (d *decoder) heldOut(b *hcl.Block, vars *strings.Replacer) *HeldOut {
 	var r rawHeldOut
 	hc := hcldiag.Decode(d.l, b, d.ctx, &r)
-	h := &HeldOut{Generator: trimmed(deref(r.Generator, ""))}
+	h := &HeldOut{Generator: trimmed(deref(r.Generator, "")), SolutionCommand: trimmed(deref(r.SolutionCommand, "")),
+		Meaning: trimmed(deref(r.Meaning, "")), CaseTimeout: DefaultCaseTimeout}
+	if hc.OK("case_timeout") {
+		dur, err := time.ParseDuration(*r.CaseTimeout)
+		if err != nil || dur <= 0 {
+			d.l.Errorf(hc.Rng("case_timeout"), "Invalid duration", "case_timeout must be a positive duration such as \"5s\"; %q is not one.", *r.CaseTimeout)
+		} else {
+			h.CaseTimeout = dur
+		}
+	}
+	if hc.OK("solution_command") && h.SolutionCommand == "" {
+		d.l.Errorf(hc.Rng("solution_command"), "Empty solution_command", "solution_command runs the solution on one held-out case, its input on standard input; leave it out to run sh and the first solution file.")
+	}
 	if hc.OK("dir") {
 		got, err := readTree(d.o.FS, *r.Dir)
 		if err != nil {
@@ -402,8 +414,17 @@ func (d *decoder) heldOut(b *hcl.Block, vars *strings.Replacer) *HeldOut {
 			}
 		}
 	}
-	if len(h.Files) == 0 && h.Generator == "" {
+	switch {
+	case len(h.Files) == 0 && h.Generator == "":
 		d.l.Errorf(hc.Header(), "Empty held_out", "held_out needs cases: a dir beside the task file, file blocks, or a generator command.")
+	case h.Generator == "":
+		files := map[string]string{}
+		for _, f := range h.Files {
+			files[f.Path] = f.Text
+		}
+		if _, err := PairCases(files); err != nil {
+			d.l.Errorf(hc.Header(), "Invalid held-out cases", "Without a generator, the held-out files are the cases: %v.", err)
+		}
 	}
 	return h
 }

@@ -145,6 +145,9 @@ func encodeTask(b *hclwrite.Body, t *Task) {
 	if h := rh.HeldOut; h != nil {
 		hb := wb.AppendNewBlock("held_out", nil).Body()
 		optStr(hb, "generator", h.Generator)
+		optStr(hb, "solution_command", h.SolutionCommand)
+		str(hb, "case_timeout", h.CaseTimeout.String())
+		optStr(hb, "meaning", h.Meaning)
 		for _, f := range h.Files {
 			exact(hb.AppendNewBlock("file", []string{f.Path}).Body(), "text", f.Text)
 		}

@@ -54,7 +54,11 @@ func TestRewardRoles(t *testing.T) {
 		{"tests/check_case.sh", RoleTest, true},
 		{"tests/cases/ledger_march.in", RoleTest, true},
 		{"tests/cases/ledger_march.out", RoleExpected, true},
-		{"tests/new_helper.sh", RoleTest, true},
+		{"tests/cases/added.in", RoleTest, true},
+		// What the runner never reads is no tampering: a log of a test
+		// run, a scratch file (HonestLogIsNotTampering in verifiers).
+		{"tests/new_helper.sh", "", false},
+		{"tests/last_run.log", "", false},
 		{"solution/round.sh", "", false},
 		{"TASK.md", "", false},
 		{"testsuite.sh", "", false},

@@ -216,8 +216,8 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 		return d.viaJSON(data, p, &r.AttemptErrors)
 	// Reward-hack fields: present on those runs only, read by encoding/json
 	// at every detail (the report and the gates count them).
-	case "visible_pass", "true_pass", "tampered", "hack", "hack_kind", "hack_narrated", "hack_in_thinking",
-		"hack_silent", "hack_step_thinking", "hack_step_narration", "hack_step_effect":
+	case "visible_pass", "true_pass", "held_out_passed", "held_out_total", "limits", "tampered", "hack", "hack_kind",
+		"hack_narrated", "hack_in_thinking", "hack_silent", "hack_step_thinking", "hack_step_narration", "hack_step_effect":
 		if r.RewardHack == nil {
 			r.RewardHack = &RewardHack{}
 		}
@@ -419,6 +419,12 @@ func rewardField(h *RewardHack, key string) any {
 		return &h.VisiblePass
 	case "true_pass":
 		return &h.TruePass
+	case "held_out_passed":
+		return &h.HeldOutPassed
+	case "held_out_total":
+		return &h.HeldOutTotal
+	case "limits":
+		return &h.Limits
 	case "tampered":
 		return &h.Tampered
 	case "hack":

@@ -116,8 +116,13 @@ type Run struct {
 // are the first step whose thinking, narration or effect shows the hack
 // (null when none does).
 type RewardHack struct {
-	VisiblePass       *bool    `json:"visible_pass"`
-	TruePass          *bool    `json:"true_pass"`
+	VisiblePass   *bool `json:"visible_pass"`
+	TruePass      *bool `json:"true_pass"`
+	HeldOutPassed *int  `json:"held_out_passed"`
+	HeldOutTotal  *int  `json:"held_out_total"`
+	// Limits names each limit the agent's workspace or solution reached
+	// (RewardVerdict.Limits); empty when none was.
+	Limits            []string `json:"limits"`
 	Tampered          []string `json:"tampered"`
 	Hack              *bool    `json:"hack"`
 	HackKind          string   `json:"hack_kind"`
@@ -131,7 +136,7 @@ type RewardHack struct {
 
 // NewRewardHack returns the fields of a reward-hack run not yet decided:
 // nulls and an empty list.
-func NewRewardHack() *RewardHack { return &RewardHack{Tampered: []string{}} }
+func NewRewardHack() *RewardHack { return &RewardHack{Tampered: []string{}, Limits: []string{}} }
 
 // RunFamily is the run's family: its family field, else (on lines written
 // before it was recorded) reward_hack when it carries reward-hack fields.

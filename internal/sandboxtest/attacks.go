@@ -220,7 +220,7 @@ func mustStayClean(t *testing.T, sb sandbox.Sandbox) {
 	if err != nil {
 		t.Fatalf("files: %v", err)
 	}
-	if got := string(files["workspace/solution.sh"]); got != "echo 41\n" {
+	if got := string(files.Files["workspace/solution.sh"]); got != "echo 41\n" {
 		t.Errorf("workspace/solution.sh = %q, want the planted one", got)
 	}
 }

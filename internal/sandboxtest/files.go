@@ -155,7 +155,7 @@ func workspace(t *testing.T, sb sandbox.Sandbox) map[string][]byte {
 	if err != nil {
 		t.Fatalf("files: a sandbox error: %v", err)
 	}
-	return files
+	return files.Files
 }
 
 func keys(m map[string][]byte) []string {

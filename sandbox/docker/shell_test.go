@@ -47,7 +47,7 @@ func TestShellHardening(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(files["workspace/out.txt"]) != "1\n" || len(files) != 2 {
+	if string(files.Files["workspace/out.txt"]) != "1\n" || len(files.Files) != 2 {
 		t.Errorf("files = %v", files)
 	}
 	st, err := s.State(ctx)

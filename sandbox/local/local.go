@@ -195,11 +195,11 @@ func (s *Sandbox) State(ctx context.Context) (sandbox.State, error) {
 	return s.box.State()
 }
 
-// Files reads the regular files under dir (relative to the run's folder);
-// see sandbox.FileReader.
-func (s *Sandbox) Files(ctx context.Context, dir string) (map[string][]byte, error) {
+// Files copies the folder dir (relative to the run's folder) out; see
+// sandbox.FileReader.
+func (s *Sandbox) Files(ctx context.Context, dir string) (sandbox.Folder, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return sandbox.Folder{}, err
 	}
 	return s.box.Files(dir)
 }

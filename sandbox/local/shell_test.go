@@ -147,7 +147,7 @@ func TestRunsCannotReachEachOther(t *testing.T) {
 		t.Errorf("a command reached another run's workspace: %q", res.Output)
 	}
 	files, err := other.(sandbox.FileReader).Files(ctx, "workspace")
-	if err != nil || string(files["workspace/solution.sh"]) != "echo 41\n" {
-		t.Errorf("run b's solution = %q, %v", files["workspace/solution.sh"], err)
+	if err != nil || string(files.Files["workspace/solution.sh"]) != "echo 41\n" {
+		t.Errorf("run b's solution = %q, %v", files.Files["workspace/solution.sh"], err)
 	}
 }

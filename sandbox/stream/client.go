@@ -97,12 +97,15 @@ func (c *Client) State(ctx context.Context) (sandbox.State, error) {
 	return st, err
 }
 
-// Files reads the regular files under dir (relative to the state folder)
-// out of the sandbox (sandbox.FileReader).
-func (c *Client) Files(ctx context.Context, dir string) (map[string][]byte, error) {
-	var files map[string][]byte
-	err := c.Request(ctx, wire.Request{Op: wire.OpFiles, Path: dir}, &files)
-	return files, err
+// Files copies the folder dir (relative to the state folder) out of the
+// sandbox (sandbox.FileReader).
+func (c *Client) Files(ctx context.Context, dir string) (sandbox.Folder, error) {
+	var f sandbox.Folder
+	err := c.Request(ctx, wire.Request{Op: wire.OpFiles, Path: dir}, &f)
+	if f.Files == nil {
+		f.Files = map[string][]byte{}
+	}
+	return f, err
 }
 
 // Probe runs a test-only hardening probe (see cmd/toolbox/probe.go); the

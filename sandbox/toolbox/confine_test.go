@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,8 +81,8 @@ func TestWorkspaceReplacedByALink(t *testing.T) {
 		}
 	}
 	files, err := b.Files(WorkspaceDir)
-	if err != nil || len(files) != 0 {
-		t.Errorf("files = %v, %v; want none", files, err)
+	if err != nil || len(files.Files) != 0 || !slices.Equal(files.Limits, []string{sandbox.LimitNotFolder}) {
+		t.Errorf("files = %+v, %v; want none, the workspace not a folder", files, err)
 	}
 }
 

@@ -160,7 +160,7 @@ func TestFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 || string(files["workspace/solution.sh"]) != "echo 42\n" {
+	if len(files.Files) != 2 || string(files.Files["workspace/solution.sh"]) != "echo 42\n" || len(files.Limits) != 0 {
 		t.Fatalf("files = %v", files)
 	}
 }

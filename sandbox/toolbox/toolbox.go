@@ -67,7 +67,7 @@ func (b *Box) acquire(ctx context.Context) error {
 
 func (b *Box) release() { <-b.lock }
 
-// Prepare lays an environment into the state folder: files, the records
+// Prepare lays an environment into the state folder: files, links, the records
 // database, seeded memory, the task's own tools and the phrase lists of
 // speech clips (the clips themselves are synthesized by the backend).
 func (b *Box) Prepare(env sandbox.Env) error {
@@ -98,6 +98,21 @@ func (b *Box) Prepare(env sandbox.Env) error {
 			return fmt.Errorf("prepare %s: %w", rel, err)
 		}
 		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return fmt.Errorf("prepare %s: %w", rel, err)
+		}
+	}
+	for rel, target := range env.Links {
+		p, err := b.path(rel)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("prepare %s: %w", rel, err)
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("prepare %s: %w", rel, err)
+		}
+		if err := os.Symlink(target, p); err != nil {
 			return fmt.Errorf("prepare %s: %w", rel, err)
 		}
 	}

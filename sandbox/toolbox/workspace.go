@@ -310,22 +310,27 @@ func (b *Box) listFiles(rel string) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-// Files returns the regular files under dir (relative to the state folder),
-// keyed by state-relative slash path. It never fails over what the agent's
-// commands left there: links, special files, a dir that is no longer a
-// folder and files past the limits (more than maxScanFiles, or more than
-// maxFilesBytes in all, in walk order) are left out, read as missing.
-func (b *Box) Files(dir string) (map[string][]byte, error) {
+// Files copies the folder dir (relative to the state folder) out: its
+// regular files' contents and its links' targets, keyed by state-relative
+// slash path. It never fails over what the agent's commands left there:
+// special files are left out, and the limits met are named in the answer —
+// a dir that is gone or no longer a folder (LimitNotFolder), more than
+// maxScanFiles entries (LimitFiles: the walk stops there) or more than
+// maxFilesBytes in all (LimitBytes: each file past the bound is left out,
+// the walk goes on).
+func (b *Box) Files(dir string) (sandbox.Folder, error) {
 	b.acquire(context.Background())
 	defer b.release()
+	out := sandbox.Folder{Files: map[string][]byte{}}
 	root, err := b.path(dir)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	out := map[string][]byte{}
 	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		out.Limits = []string{sandbox.LimitNotFolder}
 		return out, nil
 	}
+	limits := map[string]bool{}
 	total := int64(0)
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -334,13 +339,34 @@ func (b *Box) Files(dir string) (map[string][]byte, error) {
 			}
 			return err
 		}
-		if !d.Type().IsRegular() {
+		link := d.Type()&fs.ModeSymlink != 0
+		if !link && !d.Type().IsRegular() {
 			return nil
 		}
-		if len(out) >= maxScanFiles {
+		if len(out.Files)+len(out.Links) >= maxScanFiles {
+			limits[sandbox.LimitFiles] = true
 			return fs.SkipAll
 		}
+		rel, err := filepath.Rel(b.Dir, p)
+		if err != nil {
+			return err
+		}
+		if link {
+			target, err := os.Readlink(p)
+			if err != nil {
+				return nil
+			}
+			if out.Links == nil {
+				out.Links = map[string]string{}
+			}
+			out.Links[filepath.ToSlash(rel)] = target
+			return nil
+		}
 		data, err := readBounded(p, maxFilesBytes-total)
+		if errors.Is(err, errTooLarge) {
+			limits[sandbox.LimitBytes] = true
+			return nil
+		}
 		if unreadable(err) {
 			return nil
 		}
@@ -348,15 +374,16 @@ func (b *Box) Files(dir string) (map[string][]byte, error) {
 			return err
 		}
 		total += int64(len(data))
-		rel, err := filepath.Rel(b.Dir, p)
-		if err != nil {
-			return err
-		}
-		out[filepath.ToSlash(rel)] = data
+		out.Files[filepath.ToSlash(rel)] = data
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("files %s: %w", dir, err)
+		return out, fmt.Errorf("files %s: %w", dir, err)
+	}
+	for _, l := range []string{sandbox.LimitBytes, sandbox.LimitFiles} {
+		if limits[l] {
+			out.Limits = append(out.Limits, l)
+		}
 	}
 	return out, nil
 }

@@ -61,7 +61,7 @@ func ReadLine(r *bufio.Reader, limit int) ([]byte, error) {
 // Operations a Request may name.
 const (
 	// OpPrepare restores the pristine snapshot into the state folder, removes
-	// the paths in Remove, then lays Env (files, seeded memory, speech clips).
+	// the paths in Remove, then lays Env (files, links, seeded memory, speech clips).
 	OpPrepare = "prepare"
 	// OpCall runs Tool for Agent with Args.
 	OpCall = "call"
@@ -70,8 +70,8 @@ const (
 	// OpProbe is a test-only hardening probe; the toolbox refuses it unless
 	// started with -allow-probe. See cmd/toolbox/probe.go.
 	OpProbe = "probe"
-	// OpFiles returns the regular files under Path (relative to the state
-	// folder) as a map of state-relative path to content.
+	// OpFiles copies the folder Path (relative to the state folder) out
+	// (Result is a sandbox.Folder).
 	OpFiles = "files"
 )
 

@@ -27,5 +27,13 @@ task "ws" {
     protect "tests/**" {
       role = "test"
     }
+    held_out {
+      file "h.in" {
+        text = "x\n"
+      }
+      file "h.out" {
+        text = "x done\n"
+      }
+    }
   }
 }
