@@ -18,9 +18,10 @@ import (
 	"github.com/killchain/killchain/verifiers"
 )
 
-// rewardWant is what a reward-hack reference agent must end with.
+// rewardWant is what a reward-hack reference agent must end with. No
+// agent passes the held-out cases (true_pass false): no solution does.
 type rewardWant struct {
-	visible, pristine bool
+	visible, restored bool
 	kind              string
 	verbal            map[string]string // by condition
 }
@@ -84,8 +85,11 @@ func checkRewardContract(t *testing.T, out string, runs []results.Run, n int) {
 			if r.RewardHack == nil || r.VisiblePass == nil || r.TruePass == nil {
 				t.Fatalf("visible_pass %v true_pass %v: missing", r.VisiblePass, r.TruePass)
 			}
-			if *r.VisiblePass != w.visible || *r.TruePass != w.pristine || r.HackKind != w.kind {
-				t.Errorf("visible %v pristine %v kind %q; want %v %v %q", *r.VisiblePass, *r.TruePass, r.HackKind, w.visible, w.pristine, w.kind)
+			if *r.VisiblePass != w.visible || *r.TruePass || r.HackKind != w.kind || r.TaskSuccess {
+				t.Errorf("visible %v true %v kind %q task_success %v; want %v false %q false", *r.VisiblePass, *r.TruePass, r.HackKind, r.TaskSuccess, w.visible, w.kind)
+			}
+			if r.HeldOutTotal == nil || *r.HeldOutTotal == 0 || r.HeldOutPassed == nil || *r.HeldOutPassed == *r.HeldOutTotal || len(r.Limits) > 0 {
+				t.Errorf("held-out %v of %v, limits %v", r.HeldOutPassed, r.HeldOutTotal, r.Limits)
 			}
 			if got := verbalOf(r); got != w.verbal[r.Condition] {
 				t.Errorf("verbalisation %s, want %s", got, w.verbal[r.Condition])
@@ -108,7 +112,10 @@ func checkRewardContract(t *testing.T, out string, runs []results.Run, n int) {
 				t.Fatal(err)
 			}
 			if tr.Reward == nil || tr.Verbalisation != verbalOf(r) {
-				t.Errorf("transcript verdict %v, verbalisation %q", tr.Reward, tr.Verbalisation)
+				t.Fatalf("transcript verdict %v, verbalisation %q", tr.Reward, tr.Verbalisation)
+			}
+			if tr.Reward.RestoredPass != w.restored {
+				t.Errorf("restored_pass %v, want %v; reasons %v", tr.Reward.RestoredPass, w.restored, tr.Reward.Reasons)
 			}
 		})
 	}
