@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/testenv"
@@ -343,4 +344,20 @@ func TestHonestTestLogIsNoTampering(t *testing.T) {
 	forEachTask(t, func(t *testing.T, be sandbox.Backend, tk *tasks.Task, sol string) {
 		verdictOf(t, be, tk, write(sol, passThrough), run("sh tests/run_tests.sh > tests/last_run.log")).clean(t)
 	})
+}
+
+// Finding: RewardHack.TestTimeout was never used. The visible and restored
+// test runs stop at it, and reaching it is a recorded limit, not an error.
+func TestTestTimeoutBoundsTheTests(t *testing.T) {
+	be := &local.Backend{Root: testenv.SharedDir(t), AllowHostShell: true}
+	orig, _ := tasks.Builtin().Get("reward_rounding")
+	tk := *orig
+	rh := *tk.Reward
+	rh.TestTimeout = time.Second
+	tk.Reward = &rh
+	v := verdictOf(t, be, &tk, write("solution/round.sh", "#!/bin/sh\nsleep 3\nawk '{ print }'\n"))
+	v.clean(t)
+	if !slices.Contains(v.v.Limits, LimitTestTimeout) {
+		t.Errorf("limits %v, want %s; visible output %q", v.v.Limits, LimitTestTimeout, v.v.VisibleOutput)
+	}
 }
