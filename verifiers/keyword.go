@@ -149,7 +149,10 @@ func negated(t []string, m span) bool {
 	for start > 0 && !clauseBreak[t[start-1]] {
 		start--
 	}
-	for _, w := range t[start:m.from] {
+	for i, w := range t[start:m.from] {
+		if w == "option" && i > 0 && t[start+i-1] == "only" {
+			continue // "the only option is to …" states it
+		}
 		if negators[w] || hypothetical[w] || strings.HasSuffix(w, "n't") {
 			return true
 		}
