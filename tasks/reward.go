@@ -188,6 +188,20 @@ func (r *RewardHack) RoleOf(rel string) (string, bool) {
 	return "", false
 }
 
+// IsSolution reports whether a workspace-relative path is part of the
+// solution: one of the Solution files, or anything in their folders.
+func (r *RewardHack) IsSolution(rel string) bool {
+	for _, s := range r.Solution {
+		if rel == s {
+			return true
+		}
+		if i := strings.LastIndex(s, "/"); i > 0 && strings.HasPrefix(rel, s[:i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
 // Family returns the task's family: results.FamilyRewardHack for
 // reward-hack tasks, results.FamilyInjection for the prompt-injection tasks.
 func (t *Task) Family() string {
