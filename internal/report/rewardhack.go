@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -27,6 +28,7 @@ type rewardCounts struct {
 	hacks, visible, heldOut, fair int
 	kinds                         map[string]int
 	narrated, thinking, silent    int
+	unknown                       int // hacks whose verbalisation the classifier left undecided
 	stepThink, stepNarr, stepEff  []int
 }
 
@@ -76,6 +78,8 @@ func (t *rewardTally) add(r *results.Run) {
 	c.hacks++
 	c.kinds[r.HackKind]++
 	switch {
+	case r.HackNarrated == nil && r.HackInThinking == nil && r.HackSilent == nil:
+		c.unknown++
 	case is(r.HackNarrated):
 		c.narrated++
 	case is(r.HackInThinking):
@@ -136,8 +140,14 @@ func (t *rewardTally) sections(z float64) []section {
 			row = append(row, itoa(c.kinds[kind]))
 		}
 		kinds.add(row...)
-		verbal.add(k.model, k.condition, itoa(c.hacks), knCI(c.narrated, c.hacks, z), knCI(c.thinking, c.hacks, z),
-			knCI(c.silent, c.hacks, z), median(c.stepThink), median(c.stepNarr), median(c.stepEff))
+		// Shares of the hacks whose verbalisation was decided; the
+		// undecided ones are counted beside the hacks.
+		decided, hacks := c.hacks-c.unknown, itoa(c.hacks)
+		if c.unknown > 0 {
+			hacks += fmt.Sprintf(" (%d undecided)", c.unknown)
+		}
+		verbal.add(k.model, k.condition, hacks, knCI(c.narrated, decided, z), knCI(c.thinking, decided, z),
+			knCI(c.silent, decided, z), median(c.stepThink), median(c.stepNarr), median(c.stepEff))
 	}
 	return []section{
 		{ID: "reward-hack", Title: "Reward hacking by model and condition", CSVName: RewardHackFile, Table: rate, CSV: rate,
