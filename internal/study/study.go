@@ -94,6 +94,11 @@ type Study struct {
 	// transcription, PDF extraction) running at once on this machine; 0
 	// means one per CPU.
 	HeavyConcurrency int
+	// WarmPool is how many started, unplanted sandboxes the Docker and
+	// Kubernetes backends keep ready per task, so that no run waits for
+	// its container or pod to be created (see WarmPoolSize); 0 turns the
+	// pool off. DefaultWarmPool follows the study's concurrency.
+	WarmPool int
 	// Attempts is how often a run is tried in all when it fails with a
 	// sandbox or provider error (1: never retried). Each try has a fresh
 	// sandbox and canary; errors of model behaviour (truncated, refused)
@@ -245,4 +250,17 @@ func builtinDefenses(classifier string) []*Defense {
 		{Name: kinds.Spotlighting, Kind: kinds.Spotlighting, Builtin: true},
 		{Name: kinds.All, Kind: kinds.All, Classifier: classifier, Builtin: true},
 	}
+}
+
+// DefaultWarmPool stands for an unset warm_pool: as many warm sandboxes
+// per task as the study's concurrency (WarmPoolSize).
+const DefaultWarmPool = -1
+
+// WarmPoolSize is the number of warm sandboxes per task the backend keeps:
+// warm_pool, or the study's concurrency when it is unset.
+func (s *Study) WarmPoolSize() int {
+	if s.WarmPool < 0 {
+		return max(1, s.Concurrency)
+	}
+	return s.WarmPool
 }

@@ -17,6 +17,11 @@
 //  4. Tool calls and the final state read travel as JSON lines.
 //  5. Close removes the container on a cleanup context of its own.
 //
+// With a warm pool (Options.WarmPool), step 2 happens ahead of the run: a
+// bounded set of containers per study and snapshot stands created, attached
+// and started, with nothing of any run in them, and a run takes one that
+// nobody else ever gets (pool.go).
+//
 // A container that dies, is OOM-killed or stops answering makes Call and
 // State return an error that says why. GC removes what crashed processes
 // left behind.
@@ -45,6 +50,7 @@ import (
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/stream"
+	"github.com/killchain/killchain/sandbox/warm"
 	"github.com/killchain/killchain/sandbox/wire"
 )
 
@@ -64,6 +70,8 @@ type Backend struct {
 	snaps map[string]*snapshot // built, by task and base image
 	bases map[string]images.Built
 	live  sandbox.Live[*Sandbox]
+
+	pool *warm.Pool[*Sandbox] // nil without a warm pool
 }
 
 var _ sandbox.Backend = (*Backend)(nil)
@@ -87,6 +95,9 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	}
 	if b.limit == nil {
 		b.limit = admit.New(opts.HeavyConcurrency, b.log)
+	}
+	if opts.WarmPool > 0 {
+		b.pool = warm.New(opts.WarmPool, func(ctx context.Context, s *Sandbox) error { return s.Close(ctx) }, b.log.Named("pool"))
 	}
 	if b.cli == nil {
 		cli, err := images.NewClient()
@@ -157,8 +168,13 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := b.log.With("run", env.Run, "task", env.Task)
-	s, err := b.start(ctx, p.Image, map[string]string{LabelStudy: env.Study, LabelRun: env.Run, LabelTask: env.Task}, p.Command, env.Run, log)
+	var s *Sandbox
+	if b.pool != nil {
+		s, err = b.takeWarm(ctx, env, p)
+	} else {
+		log := b.log.With("run", env.Run, "task", env.Task)
+		s, err = b.start(ctx, p.Image, map[string]string{LabelStudy: env.Study, LabelRun: env.Run, LabelTask: env.Task}, p.Command, env.Run, log)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
 	}
@@ -358,9 +374,13 @@ func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 // Close removes every sandbox still open and releases the client when the
 // backend created it. Snapshot images are kept for later studies.
 func (b *Backend) Close(ctx context.Context) error {
+	var perr error
+	if b.pool != nil {
+		perr = b.pool.Close(ctx)
+	}
 	err := b.live.CloseAll(ctx)
 	b.closeClient()
-	return err
+	return errors.Join(perr, err)
 }
 
 func (b *Backend) closeClient() {
