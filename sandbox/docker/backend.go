@@ -7,10 +7,10 @@
 //  1. The task's snapshot — the toolbox image plus the task's pristine state
 //     under /snapshot, committed once and tagged by a content hash — is
 //     reused, or built when missing (snapshot.go).
-//  2. A container is created from it with testcontainers-go (no network, all
-//     capabilities dropped, no-new-privileges, read-only root, a tmpfs only
-//     at /work, pids/memory/CPU limits, non-root, empty environment) and
-//     attached to over stdin/stdout before it starts.
+//  2. A container is created from it through the Docker API (no network,
+//     all capabilities dropped, no-new-privileges, read-only root, a tmpfs
+//     only at /work, pids/memory/CPU limits, non-root, empty environment)
+//     and attached to over stdin/stdout before it starts: one API call each.
 //  3. The toolbox inside restores /snapshot into /work and plants what the
 //     run's environment adds (files carrying its canary, seeded memory,
 //     synthesized speech).
@@ -33,7 +33,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -42,8 +41,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/killchain/killchain/images"
@@ -83,8 +80,6 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if errs := opts.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("docker sandbox: %w", errors.Join(errs...))
 	}
-	disableReaper()
-	quietTestcontainers.Do(func() { tclog.SetDefault(tcLogger{opts.Logger.Named("testcontainers")}) })
 	b := &Backend{
 		opts:  opts,
 		cli:   opts.Client,
@@ -130,19 +125,6 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	b.bases[images.Toolbox] = tb
 	b.log.Debug("backend ready", "toolbox", tb.Ref, "memory_mb", opts.MemoryMB, "cpus", opts.CPUs, "heavy_slots", b.limit.Slots(), "pids_limit", opts.PidsLimit, "runtime", opts.Runtime)
 	return b, nil
-}
-
-// quietTestcontainers routes testcontainers' global logger (its banner and
-// messages) into hclog once per process instead of stderr.
-var quietTestcontainers sync.Once
-
-// disableReaper turns off testcontainers' reaper (Ryuk) unless the user
-// chose otherwise: its image cannot be pulled offline, and the backend does
-// its own cleanup (Close, and GC for crashed processes).
-func disableReaper() {
-	if _, set := os.LookupEnv("TESTCONTAINERS_RYUK_DISABLED"); !set {
-		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	}
 }
 
 // Name returns "docker".
@@ -252,32 +234,19 @@ func (b *Backend) command(base string) []string {
 	return append([]string{ToolboxPath}, cmd...)
 }
 
-// start creates, attaches to and starts one hardened container.
+// start creates, attaches to and starts one hardened container, with one
+// Docker API call each (and nothing else on the way: every call here is on
+// a run's critical path unless the warm pool made it ahead).
 func (b *Backend) start(ctx context.Context, image string, labels map[string]string, cmd []string, run string, log hclog.Logger) (*Sandbox, error) {
 	name := containerName(run)
-	req := testcontainers.GenericContainerRequest{
-		ContainerRequest: testcontainers.ContainerRequest{
-			Image:      image,
-			Name:       name,
-			Entrypoint: cmd[:1],
-			Cmd:        cmd[1:],
-			Labels:     labels,
-			ConfigModifier: func(c *container.Config) {
-				containerConfig(c, nil, nil)
-			},
-			HostConfigModifier: func(hc *container.HostConfig) {
-				*hc = *hostConfig(b.opts)
-			},
-		},
-		Started: false,
-		Logger:  tcLogger{log},
-	}
-	ctr, err := testcontainers.GenericContainer(ctx, req)
+	cfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:]}
+	containerConfig(cfg, labels, nil)
+	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: name, Config: cfg, HostConfig: hostConfig(b.opts)})
 	if err != nil {
 		b.removeByName(ctx, name)
 		return nil, fmt.Errorf("create container: %w", err)
 	}
-	id := ctr.GetContainerID()
+	id := created.ID
 	s := &Sandbox{b: b, id: id, name: name, log: log.With("container", shortID(id))}
 	hj, err := b.cli.ContainerAttach(ctx, id, client.ContainerAttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
@@ -292,7 +261,7 @@ func (b *Backend) start(ctx context.Context, image string, labels map[string]str
 	})
 	s.Client = stream.Client{Conn: conn, Run: run, Limiter: b.limit, Timeout: b.opts.CallTimeout}
 	b.track(s)
-	if err := ctr.Start(ctx); err != nil {
+	if _, err := b.cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
 		s.Close(ctx)
 		return nil, fmt.Errorf("start container: %w", err)
 	}
@@ -387,11 +356,4 @@ func (b *Backend) closeClient() {
 	if b.ownCli && b.cli != nil {
 		b.cli.Close()
 	}
-}
-
-// tcLogger sends testcontainers' messages to hclog at debug level.
-type tcLogger struct{ log hclog.Logger }
-
-func (l tcLogger) Printf(format string, v ...any) {
-	l.log.Debug("testcontainers", "msg", strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
