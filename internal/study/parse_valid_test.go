@@ -34,7 +34,7 @@ func TestParseValid(t *testing.T) {
 		{"runtime", s.Runtime, "runc"},
 		{"max_turns", s.MaxTurns, 10},
 		{"heavy_concurrency", s.HeavyConcurrency, 0},
-		{"warm_pool follows concurrency", s.WarmPoolSize(), DefaultConcurrency},
+		{"warm_pool unset", s.WarmPoolSize(), min(WarmPoolUnset, DefaultConcurrency)},
 		{"attempts", s.Attempts, DefaultAttempts},
 		{"retry_backoff", s.RetryBackoff, DefaultRetryBackoff},
 		{"classifier", s.Classifier, ""},

@@ -131,8 +131,10 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if b.limit == nil {
 		b.limit = admit.New(opts.HeavyConcurrency, b.log)
 	}
-	if opts.WarmPool > 0 {
-		b.pool = warm.New(opts.WarmPool, func(ctx context.Context, s *Sandbox) error { return s.Close(ctx) }, b.log.Named("pool"))
+	// Warm pods count against the namespace's quota: the runs in flight
+	// keep their share, and the pool has what is left over every task.
+	if spare := opts.MaxPods - opts.Concurrency; opts.WarmPool > 0 && spare > 0 {
+		b.pool = warm.New(opts.WarmPool, func(ctx context.Context, s *Sandbox) error { return s.Close(ctx) }, b.log.Named("pool")).Limit(spare)
 	}
 	routeClientLogs(b.log)
 	v, err := cs.Discovery().ServerVersion()

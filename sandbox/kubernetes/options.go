@@ -77,7 +77,8 @@ type Options struct {
 	// WarmPool is how many running, unplanted pods (the toolbox exec'd in
 	// each) the backend keeps ready per study and task snapshot, as in
 	// Docker; 0 turns the pool off. Warm pods count against the
-	// namespace's quota (MaxPods).
+	// namespace's quota: over every task, at most MaxPods - Concurrency
+	// stand ready (a task short of warm pods takes the place of another's).
 	WarmPool int
 	// HeavyConcurrency and Limiter admit CPU-heavy requests, as in Docker.
 	HeavyConcurrency int

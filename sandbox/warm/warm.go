@@ -10,7 +10,9 @@
 //   - nothing run-specific exists before Take: an item is a fresh sandbox
 //     of the task's snapshot, planted by the run that takes it;
 //   - at most Size items per key wait ready or in creation beyond those
-//     runs wait for, so a study's idle sandboxes are bounded;
+//     runs wait for, and with Limit at most that many over every key (a key
+//     that needs one then takes the place of another key's ready item), so
+//     a study's idle sandboxes are bounded;
 //   - creations run on the pool's own context: a run that is cancelled
 //     while it waits leaves its item to the next run, and Close cancels
 //     every creation, waits for them and destroys what is ready.
@@ -38,6 +40,7 @@ type (
 // Pool is a set of warm sandboxes per key.
 type Pool[T any] struct {
 	size    int
+	limit   int // spare items over every key; 0: no bound but size per key
 	destroy Destroy[T]
 	log     hclog.Logger
 
@@ -77,6 +80,18 @@ func New[T any](size int, destroy Destroy[T], log hclog.Logger) *Pool[T] {
 
 // Size is the number of items the pool keeps ready per key.
 func (p *Pool[T]) Size() int { return p.size }
+
+// Limit bounds the spare items (ready, or in creation for no waiting run)
+// over every key to n; 0 means no bound but Size per key. When a key needs
+// a spare item and the pool is at its limit, the oldest ready item of the
+// key with the most is destroyed to make room: the pool follows the runs'
+// demand. It returns p.
+func (p *Pool[T]) Limit(n int) *Pool[T] {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.limit = max(0, n)
+	return p
+}
 
 // Take hands out a ready item of key, or waits for one in creation; it
 // starts creations (with create, the key's recipe, which must give equal
@@ -139,6 +154,9 @@ func (p *Pool[T]) refill(key string, s *slot[T]) {
 		want += p.size
 	}
 	for !p.closed && len(s.ready)+s.inflight < want {
+		if spare := len(s.ready)+s.inflight >= len(s.waiters); spare && p.limit > 0 && p.spare() >= p.limit && !p.evict(s) {
+			return
+		}
 		s.inflight++
 		if p.idle == nil {
 			p.idle = make(chan struct{})
@@ -146,6 +164,34 @@ func (p *Pool[T]) refill(key string, s *slot[T]) {
 		p.wg.Add(1)
 		go p.make(key, s)
 	}
+}
+
+// spare counts the items, over every key, standing ready or in creation
+// for no waiting run. p.mu is held.
+func (p *Pool[T]) spare() int {
+	n := 0
+	for _, s := range p.keys {
+		n += max(0, len(s.ready)+s.inflight-len(s.waiters))
+	}
+	return n
+}
+
+// evict destroys the oldest ready item of the key, other than keep, with
+// the most ready, and reports whether there was one. p.mu is held.
+func (p *Pool[T]) evict(keep *slot[T]) bool {
+	var from *slot[T]
+	for _, s := range p.keys {
+		if s != keep && len(s.ready) > 0 && (from == nil || len(s.ready) > len(from.ready)) {
+			from = s
+		}
+	}
+	if from == nil {
+		return false
+	}
+	item := from.ready[0]
+	from.ready = from.ready[1:]
+	p.destroyLater(item)
+	return true
 }
 
 // make creates one item and hands it to the first waiting run, or keeps it
@@ -226,8 +272,9 @@ func (p *Pool[T]) Ready() int {
 	return n
 }
 
-// destroyLater destroys an item nobody will take, on ctx-free cleanup.
-// p.mu is held; the item is destroyed by Close, which waits for it.
+// destroyLater destroys an item nobody will take, in the background on a
+// context of its own (destroy bounds its cleanup); Close waits for it.
+// p.mu is held.
 func (p *Pool[T]) destroyLater(item T) {
 	p.wg.Add(1)
 	go func() {

@@ -204,3 +204,34 @@ func TestFailedCreation(t *testing.T) {
 	}
 	p.Close(context.Background())
 }
+
+func TestLimitOverKeys(t *testing.T) {
+	it := &items{delay: time.Millisecond}
+	p := New(2, it.destroy, nil).Limit(3)
+	ctx := context.Background()
+	for i, key := range []string{"a", "b", "c", "a", "c"} {
+		if _, err := p.Take(ctx, key, it.create); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Settle(ctx); err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		spare, last := p.spare(), len(p.keys[key].ready)
+		p.mu.Unlock()
+		if spare > 3 {
+			t.Errorf("take %d (%s): %d spare items over the limit of 3", i, key, spare)
+		}
+		if last == 0 {
+			t.Errorf("take %d (%s): the key just taken has nothing ready", i, key)
+		}
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	if len(it.destroyed)+5 != it.made {
+		t.Errorf("made %d, handed out 5, destroyed %d: some leaked", it.made, len(it.destroyed))
+	}
+}
