@@ -67,7 +67,7 @@ func graph(t *testing.T) map[string]pkg {
 var drivers = []string{"internal/models/ollama", "internal/models/openai", "internal/models/anthropic", "internal/models/deepseek", "internal/models/openaicompat", "internal/models/scripted"}
 
 var backends = []string{"sandbox/docker", "sandbox/local", "sandbox/toolbox", "sandbox/audio", "sandbox/admit",
-	"sandbox/kubernetes", "sandbox/stream", "sandbox/sandboxbench"}
+	"sandbox/kubernetes", "sandbox/stream", "sandbox/sandboxbench", "sandbox/warm"}
 
 func under(p string, roots ...string) bool {
 	for _, r := range roots {

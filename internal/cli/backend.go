@@ -111,6 +111,7 @@ func dockerOptions(s *study.Study) docker.Options {
 		opts.Runtime = s.Runtime
 	}
 	opts.HeavyConcurrency = s.HeavyConcurrency
+	opts.WarmPool = s.WarmPoolSize()
 	opts.Fixtures = s.Tasks.Fixtures
 	// Speech clips are synthesized and transcribed inside the sandbox:
 	// espeak-ng and pocketsphinx in the Debian-based image, driven by its
@@ -129,7 +130,7 @@ func openDocker(ctx context.Context, s *study.Study, g *globals, log hclog.Logge
 	}
 	return &openedBackend{
 		Backend:  be,
-		manifest: map[string]any{"sandbox": "docker", "toolbox_image": be.Toolbox(), "heavy_slots": be.HeavySlots()},
+		manifest: map[string]any{"sandbox": "docker", "toolbox_image": be.Toolbox(), "heavy_slots": be.HeavySlots(), "warm_pool": opts.WarmPool},
 		close: func() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CleanupTimeout)
 			defer cancel()
@@ -159,6 +160,7 @@ func kubeOptions(s *study.Study) kubernetes.Options {
 		StateMB:          d.StateMB,
 		Concurrency:      s.Concurrency,
 		HeavyConcurrency: s.HeavyConcurrency,
+		WarmPool:         d.WarmPool,
 	}
 }
 
@@ -171,6 +173,7 @@ func openKube(ctx context.Context, s *study.Study, g *globals, log hclog.Logger)
 	}
 	dopts := dockerOptions(s)
 	dopts.Logger, dopts.Progress = log, g.stderr
+	dopts.WarmPool = 0 // it builds images; the pods are the pool
 	db, err := docker.New(ctx, dopts)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes sandbox: snapshot images are built with Docker: %w\n  is the Docker daemon running and reachable (DOCKER_HOST)?", err)
@@ -192,6 +195,7 @@ func openKube(ctx context.Context, s *study.Study, g *globals, log hclog.Logger)
 			"runtime_class": s.Kubernetes.RuntimeClass,
 			"toolbox_image": db.Toolbox(),
 			"heavy_slots":   db.HeavySlots(),
+			"warm_pool":     kopts.WarmPool,
 		},
 		close: func() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dopts.CleanupTimeout)

@@ -37,6 +37,7 @@ func newBenchSandboxCmd(g *globals) *cobra.Command {
 	var (
 		asJSON  bool
 		runs    int
+		pool    int
 		backend string
 		kube    kubeFlags
 	)
@@ -46,14 +47,17 @@ func newBenchSandboxCmd(g *globals) *cobra.Command {
 		Long: `sandbox measures, in one run on this machine, the raw lifecycle of the
 toolbox image (create → start → wait → remove, as docker run --rm does) against
 killchain's per-run lifecycle (from snapshot → plant → 3 tool calls → read
-state → remove), at concurrency 1 and 8, as runs per second and their ratio;
-and the round trip of a tool call inside a running sandbox (median and p99).
+state → remove), and the same lifecycle from a warm pool of started
+containers (timed from a full pool until it is full again), at concurrency 1
+and 8, as runs per second and their ratios to the raw lifecycle; and the
+round trip of a tool call inside a running sandbox (median and p99).
 
-With --backend kubernetes it measures killchain's lifecycle on Docker and on
-the cluster side by side instead (alternating rounds, same runs), with each
-one's tool-call round trip: the cluster comes from --kubeconfig/--context (or
-KUBECONFIG), snapshot images go to --registry (pinned by digest) or through
---import-command.`,
+With --backend kubernetes it measures, in alternating rounds, killchain's
+lifecycle on Docker and on the cluster, the raw pod lifecycle through
+client-go (create → Running → exec → delete) and killchain's pods from a warm
+pool, with each backend's tool-call round trip: the cluster comes from
+--kubeconfig/--context (or KUBECONFIG), snapshot images go to --registry
+(pinned by digest) or through --import-command.`,
 		Example: `  killchain bench sandbox --runs 48
   killchain bench sandbox --backend kubernetes --registry 127.0.0.1:5000/killchain --json`,
 		Args: cobra.NoArgs,
@@ -61,13 +65,13 @@ KUBECONFIG), snapshot images go to --registry (pinned by digest) or through
 			var res interface{ WriteText(io.Writer) }
 			switch backend {
 			case "docker":
-				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Options: docker.Options{Logger: g.logger(nil)}})
+				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, WarmPool: pool, Options: docker.Options{Logger: g.logger(nil)}})
 				if err != nil {
 					return err
 				}
 				res = r
 			case "kubernetes":
-				r, err := kube.bench(cmd.Context(), g, runs)
+				r, err := kube.bench(cmd.Context(), g, runs, pool)
 				if err != nil {
 					return err
 				}
@@ -86,13 +90,14 @@ KUBECONFIG), snapshot images go to --registry (pinned by digest) or through
 	}
 	sbx.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency")
+	sbx.Flags().IntVar(&pool, "warm-pool", 0, "warm sandboxes per task in the pooled measurement (0: the concurrency measured)")
 	sbx.Flags().StringVar(&backend, "backend", "docker", `"docker", or "kubernetes" to measure the cluster beside Docker`)
 	kube.register(sbx, true)
 	return sbx
 }
 
 // bench measures the cluster's lifecycle beside Docker's.
-func (k *kubeFlags) bench(ctx context.Context, g *globals, runs int) (kubernetes.BenchResult, error) {
+func (k *kubeFlags) bench(ctx context.Context, g *globals, runs, pool int) (kubernetes.BenchResult, error) {
 	dopts := docker.DefaultOptions()
 	dopts.Logger = g.logger(nil)
 	db, err := docker.New(ctx, dopts)
@@ -108,7 +113,7 @@ func (k *kubeFlags) bench(ctx context.Context, g *globals, runs int) (kubernetes
 	if k.importCommand != "" {
 		opts.Images, opts.ImportCommand = kubernetes.ImagesImport, k.importCommand
 	}
-	return kubernetes.Bench(ctx, kubernetes.BenchOptions{Runs: runs, Options: opts})
+	return kubernetes.Bench(ctx, kubernetes.BenchOptions{Runs: runs, WarmPool: pool, Options: opts})
 }
 
 func newBenchReportCmd(g *globals) *cobra.Command {

@@ -40,6 +40,7 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	s.Runtime = deref(raw.Runtime, DefaultRuntime)
 	s.MaxTurns = deref(raw.MaxTurns, DefaultMaxTurns)
 	s.HeavyConcurrency = deref(raw.HeavyConcurrency, 0)
+	s.WarmPool = deref(raw.WarmPool, DefaultWarmPool)
 	s.Attempts = deref(raw.Attempts, DefaultAttempts)
 	s.RetryBackoff = DefaultRetryBackoff
 	s.HackClassifier = deref(raw.HackClassifier, "")
@@ -71,6 +72,7 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 		d.knownModel(bc.Rng("hack_classifier"), s.HackClassifier, "the study's hack classifier")
 	}
 	d.notNegative(bc, "heavy_concurrency", s.HeavyConcurrency)
+	d.notNegative(bc, "warm_pool", s.WarmPool)
 	if bc.OK("attempts") && s.Attempts < 1 {
 		d.errorf(bc.Rng("attempts"), "Invalid attempts",
 			"attempts counts the first try and its retries and must be at least 1; got %d.", s.Attempts)

@@ -39,6 +39,7 @@ type rawStudy struct {
 	MaxTurns    *int     `hcl:"max_turns,optional"`
 
 	HeavyConcurrency *int     `hcl:"heavy_concurrency,optional"`
+	WarmPool         *int     `hcl:"warm_pool,optional"`
 	Attempts         *int     `hcl:"attempts,optional"`
 	RetryBackoff     *string  `hcl:"retry_backoff,optional"`
 	HackClassifier   *string  `hcl:"hack_classifier,optional"`

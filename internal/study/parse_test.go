@@ -164,11 +164,13 @@ model "p" {
   attempts          = 0
   retry_backoff     = "soon"
   heavy_concurrency = -1
+  warm_pool         = -2
 }`,
 			want: []string{
 				"2:23 error Invalid attempts",
 				"3:23 error Invalid duration",
 				"4:23 error Invalid heavy_concurrency",
+				"5:23 error Invalid warm_pool",
 			},
 		},
 		{

@@ -34,6 +34,7 @@ func TestParseValid(t *testing.T) {
 		{"runtime", s.Runtime, "runc"},
 		{"max_turns", s.MaxTurns, 10},
 		{"heavy_concurrency", s.HeavyConcurrency, 0},
+		{"warm_pool unset", s.WarmPoolSize(), min(WarmPoolUnset, DefaultConcurrency)},
 		{"attempts", s.Attempts, DefaultAttempts},
 		{"retry_backoff", s.RetryBackoff, DefaultRetryBackoff},
 		{"classifier", s.Classifier, ""},
@@ -79,6 +80,7 @@ func TestParseFullAttributes(t *testing.T) {
   max_turns   = 6
 
   heavy_concurrency = 3
+  warm_pool         = 0
   attempts          = 4
   retry_backoff     = "250ms"
   allow_host_shell  = true
@@ -165,6 +167,7 @@ grid "g" {
 		{"runtime", s.Runtime, "runsc"},
 		{"max_turns", s.MaxTurns, 6},
 		{"heavy_concurrency", s.HeavyConcurrency, 3},
+		{"warm_pool off", s.WarmPoolSize(), 0},
 		{"attempts", s.Attempts, 4},
 		{"retry_backoff", s.RetryBackoff, 250 * time.Millisecond},
 		{"allow_host_shell", s.AllowHostShell, true},

@@ -94,6 +94,11 @@ type Study struct {
 	// transcription, PDF extraction) running at once on this machine; 0
 	// means one per CPU.
 	HeavyConcurrency int
+	// WarmPool is how many started, unplanted sandboxes the Docker and
+	// Kubernetes backends keep ready per task, so that no run waits for
+	// its container or pod to be created (see WarmPoolSize); 0 turns the
+	// pool off. DefaultWarmPool: unset (WarmPoolSize).
+	WarmPool int
 	// Attempts is how often a run is tried in all when it fails with a
 	// sandbox or provider error (1: never retried). Each try has a fresh
 	// sandbox and canary; errors of model behaviour (truncated, refused)
@@ -245,4 +250,24 @@ func builtinDefenses(classifier string) []*Defense {
 		{Name: kinds.Spotlighting, Kind: kinds.Spotlighting, Builtin: true},
 		{Name: kinds.All, Kind: kinds.All, Classifier: classifier, Builtin: true},
 	}
+}
+
+// DefaultWarmPool stands for an unset warm_pool: WarmPoolUnset warm
+// sandboxes per task, or fewer when the concurrency is lower
+// (WarmPoolSize).
+const DefaultWarmPool = -1
+
+// WarmPoolUnset is the warm pool per task of a study that sets none. A
+// run lasts seconds to minutes and a sandbox starts in about a second, so
+// two per task cover runs that end together; every task's pool is one
+// more set of idle sandboxes (and of sandboxes left unused at the end).
+const WarmPoolUnset = 2
+
+// WarmPoolSize is the number of warm sandboxes per task the backend keeps:
+// warm_pool, or when it is unset WarmPoolUnset, at most the concurrency.
+func (s *Study) WarmPoolSize() int {
+	if s.WarmPool < 0 {
+		return max(1, min(WarmPoolUnset, s.Concurrency))
+	}
+	return s.WarmPool
 }

@@ -7,15 +7,20 @@
 //  1. The task's snapshot — the toolbox image plus the task's pristine state
 //     under /snapshot, committed once and tagged by a content hash — is
 //     reused, or built when missing (snapshot.go).
-//  2. A container is created from it with testcontainers-go (no network, all
-//     capabilities dropped, no-new-privileges, read-only root, a tmpfs only
-//     at /work, pids/memory/CPU limits, non-root, empty environment) and
-//     attached to over stdin/stdout before it starts.
+//  2. A container is created from it through the Docker API (no network,
+//     all capabilities dropped, no-new-privileges, read-only root, a tmpfs
+//     only at /work, pids/memory/CPU limits, non-root, empty environment)
+//     and attached to over stdin/stdout before it starts: one API call each.
 //  3. The toolbox inside restores /snapshot into /work and plants what the
 //     run's environment adds (files carrying its canary, seeded memory,
 //     synthesized speech).
 //  4. Tool calls and the final state read travel as JSON lines.
 //  5. Close removes the container on a cleanup context of its own.
+//
+// With a warm pool (Options.WarmPool), step 2 happens ahead of the run: a
+// bounded set of containers per study and snapshot stands created, attached
+// and started, with nothing of any run in them, and a run takes one that
+// nobody else ever gets (pool.go).
 //
 // A container that dies, is OOM-killed or stops answering makes Call and
 // State return an error that says why. GC removes what crashed processes
@@ -28,7 +33,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -37,14 +41,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/stream"
+	"github.com/killchain/killchain/sandbox/warm"
 	"github.com/killchain/killchain/sandbox/wire"
 )
 
@@ -64,6 +67,8 @@ type Backend struct {
 	snaps map[string]*snapshot // built, by task and base image
 	bases map[string]images.Built
 	live  sandbox.Live[*Sandbox]
+
+	pool *warm.Pool[*Sandbox] // nil without a warm pool
 }
 
 var _ sandbox.Backend = (*Backend)(nil)
@@ -75,8 +80,6 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if errs := opts.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("docker sandbox: %w", errors.Join(errs...))
 	}
-	disableReaper()
-	quietTestcontainers.Do(func() { tclog.SetDefault(tcLogger{opts.Logger.Named("testcontainers")}) })
 	b := &Backend{
 		opts:  opts,
 		cli:   opts.Client,
@@ -87,6 +90,9 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	}
 	if b.limit == nil {
 		b.limit = admit.New(opts.HeavyConcurrency, b.log)
+	}
+	if opts.WarmPool > 0 {
+		b.pool = warm.New(opts.WarmPool, func(ctx context.Context, s *Sandbox) error { return s.Close(ctx) }, b.log.Named("pool"))
 	}
 	if b.cli == nil {
 		cli, err := images.NewClient()
@@ -121,19 +127,6 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	return b, nil
 }
 
-// quietTestcontainers routes testcontainers' global logger (its banner and
-// messages) into hclog once per process instead of stderr.
-var quietTestcontainers sync.Once
-
-// disableReaper turns off testcontainers' reaper (Ryuk) unless the user
-// chose otherwise: its image cannot be pulled offline, and the backend does
-// its own cleanup (Close, and GC for crashed processes).
-func disableReaper() {
-	if _, set := os.LookupEnv("TESTCONTAINERS_RYUK_DISABLED"); !set {
-		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	}
-}
-
 // Name returns "docker".
 func (b *Backend) Name() string { return "docker" }
 
@@ -157,8 +150,13 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := b.log.With("run", env.Run, "task", env.Task)
-	s, err := b.start(ctx, p.Image, map[string]string{LabelStudy: env.Study, LabelRun: env.Run, LabelTask: env.Task}, p.Command, env.Run, log)
+	var s *Sandbox
+	if b.pool != nil {
+		s, err = b.takeWarm(ctx, env, p)
+	} else {
+		log := b.log.With("run", env.Run, "task", env.Task)
+		s, err = b.start(ctx, p.Image, map[string]string{LabelStudy: env.Study, LabelRun: env.Run, LabelTask: env.Task}, p.Command, env.Run, log)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
 	}
@@ -236,32 +234,19 @@ func (b *Backend) command(base string) []string {
 	return append([]string{ToolboxPath}, cmd...)
 }
 
-// start creates, attaches to and starts one hardened container.
+// start creates, attaches to and starts one hardened container, with one
+// Docker API call each (and nothing else on the way: every call here is on
+// a run's critical path unless the warm pool made it ahead).
 func (b *Backend) start(ctx context.Context, image string, labels map[string]string, cmd []string, run string, log hclog.Logger) (*Sandbox, error) {
 	name := containerName(run)
-	req := testcontainers.GenericContainerRequest{
-		ContainerRequest: testcontainers.ContainerRequest{
-			Image:      image,
-			Name:       name,
-			Entrypoint: cmd[:1],
-			Cmd:        cmd[1:],
-			Labels:     labels,
-			ConfigModifier: func(c *container.Config) {
-				containerConfig(c, nil, nil)
-			},
-			HostConfigModifier: func(hc *container.HostConfig) {
-				*hc = *hostConfig(b.opts)
-			},
-		},
-		Started: false,
-		Logger:  tcLogger{log},
-	}
-	ctr, err := testcontainers.GenericContainer(ctx, req)
+	cfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:]}
+	containerConfig(cfg, labels, nil)
+	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: name, Config: cfg, HostConfig: hostConfig(b.opts)})
 	if err != nil {
 		b.removeByName(ctx, name)
 		return nil, fmt.Errorf("create container: %w", err)
 	}
-	id := ctr.GetContainerID()
+	id := created.ID
 	s := &Sandbox{b: b, id: id, name: name, log: log.With("container", shortID(id))}
 	hj, err := b.cli.ContainerAttach(ctx, id, client.ContainerAttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
@@ -276,7 +261,7 @@ func (b *Backend) start(ctx context.Context, image string, labels map[string]str
 	})
 	s.Client = stream.Client{Conn: conn, Run: run, Limiter: b.limit, Timeout: b.opts.CallTimeout}
 	b.track(s)
-	if err := ctr.Start(ctx); err != nil {
+	if _, err := b.cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
 		s.Close(ctx)
 		return nil, fmt.Errorf("start container: %w", err)
 	}
@@ -358,20 +343,17 @@ func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 // Close removes every sandbox still open and releases the client when the
 // backend created it. Snapshot images are kept for later studies.
 func (b *Backend) Close(ctx context.Context) error {
+	var perr error
+	if b.pool != nil {
+		perr = b.pool.Close(ctx)
+	}
 	err := b.live.CloseAll(ctx)
 	b.closeClient()
-	return err
+	return errors.Join(perr, err)
 }
 
 func (b *Backend) closeClient() {
 	if b.ownCli && b.cli != nil {
 		b.cli.Close()
 	}
-}
-
-// tcLogger sends testcontainers' messages to hclog at debug level.
-type tcLogger struct{ log hclog.Logger }
-
-func (l tcLogger) Printf(format string, v ...any) {
-	l.log.Debug("testcontainers", "msg", strings.TrimSpace(fmt.Sprintf(format, v...)))
 }

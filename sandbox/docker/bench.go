@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -24,6 +25,9 @@ type BenchOptions struct {
 	// Calls is the number of tool calls timed in one running sandbox
 	// (default 1000).
 	Calls int
+	// WarmPool is the warm pool's size in the pooled measurement; 0: the
+	// concurrency measured (what a study of that concurrency gets).
+	WarmPool int
 	// Options configure the backend under test.
 	Options Options
 }
@@ -33,7 +37,13 @@ type BenchLevel struct {
 	RawRunsPerSec       float64 `json:"raw_runs_per_sec"`
 	KillchainRunsPerSec float64 `json:"killchain_runs_per_sec"`
 	Ratio               float64 `json:"ratio"`
-	Runs                int     `json:"runs"`
+	// Pooled is killchain's lifecycle with a warm pool of WarmPool
+	// containers, timed until the pool is full again; PooledRatio is its
+	// runs per second over the raw lifecycle's.
+	PooledRunsPerSec float64 `json:"pooled_runs_per_sec"`
+	PooledRatio      float64 `json:"pooled_ratio"`
+	WarmPool         int     `json:"warm_pool"`
+	Runs             int     `json:"runs"`
 }
 
 // BenchResult is what `killchain bench sandbox --json` prints.
@@ -49,6 +59,11 @@ type BenchResult struct {
 // hardened host configuration) against killchain's per-run lifecycle (open
 // from the snapshot → plant → 3 tool calls → read state → remove), each at
 // every concurrency, and the tool-call round trip inside a running sandbox.
+//
+// The pooled lifecycle is the same on a backend with a warm pool: a round
+// starts with the pool full and its time runs until the pool is full again,
+// so each pooled run is charged the create, start and remove of one
+// container, as in the two others; what the pool saves is waiting for them.
 func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	if opts.Runs <= 0 {
 		opts.Runs = 24
@@ -82,8 +97,16 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	for _, c := range opts.Concurrency {
 		// Alternate the two kinds in rounds so that load from elsewhere on
 		// the machine weighs on both alike.
-		var rawDur, kcDur time.Duration
-		var rawN, kcN int
+		size := cmp.Or(opts.WarmPool, c)
+		popts := opts.Options
+		popts.Client, popts.Limiter, popts.WarmPool = b.cli, b.limit, size
+		pb, err := New(ctx, popts)
+		if err != nil {
+			return res, err
+		}
+		defer pb.Close(context.WithoutCancel(ctx))
+		var rawDur, kcDur, poolDur time.Duration
+		var rawN, kcN, poolN int
 		for round := 0; round < 2; round++ {
 			n := opts.Runs / 2
 			if round == 1 {
@@ -103,9 +126,20 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 				return res, fmt.Errorf("bench killchain: %w", err)
 			}
 			kcDur, kcN = kcDur+d, kcN+n
+			d, err = sandboxbench.Pooled(ctx, pb, n, c, study, fmt.Sprintf("pool-%d-%d", c, round))
+			if err != nil {
+				return res, fmt.Errorf("bench pooled: %w", err)
+			}
+			poolDur, poolN = poolDur+d, poolN+n
 		}
-		raw, kc := float64(rawN)/rawDur.Seconds(), float64(kcN)/kcDur.Seconds()
-		res.Concurrency[strconv.Itoa(c)] = BenchLevel{RawRunsPerSec: sandboxbench.Round(raw), KillchainRunsPerSec: sandboxbench.Round(kc), Ratio: sandboxbench.Round(kc / raw), Runs: opts.Runs}
+		raw, kc, pooled := float64(rawN)/rawDur.Seconds(), float64(kcN)/kcDur.Seconds(), float64(poolN)/poolDur.Seconds()
+		res.Concurrency[strconv.Itoa(c)] = BenchLevel{
+			RawRunsPerSec: sandboxbench.Round(raw), KillchainRunsPerSec: sandboxbench.Round(kc), Ratio: sandboxbench.Round(kc / raw),
+			PooledRunsPerSec: sandboxbench.Round(pooled), PooledRatio: sandboxbench.Round(pooled / raw), WarmPool: size, Runs: opts.Runs,
+		}
+		if err := pb.Close(context.WithoutCancel(ctx)); err != nil {
+			return res, err
+		}
 	}
 	med, p99, err := sandboxbench.RoundTrip(ctx, b, study, opts.Calls)
 	if err != nil {
@@ -143,7 +177,7 @@ func rawRun(ctx context.Context, b *Backend, image, study, run string) error {
 
 // WriteText prints the result as a small table.
 func (r BenchResult) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "%-12s %14s %18s %8s\n", "concurrency", "raw runs/s", "killchain runs/s", "ratio")
+	fmt.Fprintf(w, "%-12s %14s %18s %8s %15s %8s %10s\n", "concurrency", "raw runs/s", "killchain runs/s", "ratio", "pooled runs/s", "ratio", "warm pool")
 	keys := make([]int, 0, len(r.Concurrency))
 	for k := range r.Concurrency {
 		n, _ := strconv.Atoi(k)
@@ -152,7 +186,7 @@ func (r BenchResult) WriteText(w io.Writer) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		l := r.Concurrency[strconv.Itoa(k)]
-		fmt.Fprintf(w, "%-12d %14.2f %18.2f %8.2f\n", k, l.RawRunsPerSec, l.KillchainRunsPerSec, l.Ratio)
+		fmt.Fprintf(w, "%-12d %14.2f %18.2f %8.2f %15.2f %8.2f %10d\n", k, l.RawRunsPerSec, l.KillchainRunsPerSec, l.Ratio, l.PooledRunsPerSec, l.PooledRatio, l.WarmPool)
 	}
 	fmt.Fprintf(w, "tool call round trip over %d calls: median %.3f ms, p99 %.3f ms\n", r.ToolCalls, r.ToolCallMedianMS, r.ToolCallP99MS)
 }

@@ -21,7 +21,7 @@ func TestBenchShape(t *testing.T) {
 	}
 	for _, k := range []string{"1", "2"} {
 		l, ok := res.Concurrency[k]
-		if !ok || l.RawRunsPerSec <= 0 || l.KillchainRunsPerSec <= 0 || l.Ratio <= 0 {
+		if !ok || l.RawRunsPerSec <= 0 || l.KillchainRunsPerSec <= 0 || l.Ratio <= 0 || l.PooledRunsPerSec <= 0 || l.PooledRatio <= 0 || l.WarmPool <= 0 {
 			t.Errorf("level %s = %+v", k, l)
 		}
 	}
@@ -29,7 +29,7 @@ func TestBenchShape(t *testing.T) {
 		t.Errorf("round trip median %v p99 %v", res.ToolCallMedianMS, res.ToolCallP99MS)
 	}
 	data, _ := json.Marshal(res)
-	for _, f := range []string{`"concurrency":{"1":{"raw_runs_per_sec":`, `"killchain_runs_per_sec":`, `"ratio":`, `"tool_call_median_ms":`, `"tool_call_p99_ms":`} {
+	for _, f := range []string{`"concurrency":{"1":{"raw_runs_per_sec":`, `"killchain_runs_per_sec":`, `"ratio":`, `"pooled_runs_per_sec":`, `"pooled_ratio":`, `"tool_call_median_ms":`, `"tool_call_p99_ms":`} {
 		if !strings.Contains(string(data), f) {
 			t.Errorf("json %s lacks %s", data, f)
 		}
@@ -54,6 +54,7 @@ func BenchmarkSandbox(b *testing.B) {
 			b.ReportMetric(l.RawRunsPerSec, "raw_runs/s@"+k)
 			b.ReportMetric(l.KillchainRunsPerSec, "killchain_runs/s@"+k)
 			b.ReportMetric(l.Ratio, "ratio@"+k)
+			b.ReportMetric(l.PooledRatio, "pooled_ratio@"+k)
 		}
 		b.ReportMetric(res.ToolCallMedianMS, "call_median_ms")
 		b.ReportMetric(res.ToolCallP99MS, "call_p99_ms")

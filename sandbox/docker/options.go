@@ -60,6 +60,11 @@ type Options struct {
 	// CleanupTimeout bounds the removal of a container, on a context apart
 	// from the run's so that cancelled runs are still cleaned up.
 	CleanupTimeout time.Duration
+	// WarmPool is how many started, unplanted containers the backend keeps
+	// ready per study and task snapshot, so that a run's critical path
+	// holds no container create or start; 0 turns the pool off. Each is
+	// used by one run only and removed when it ends (see package warm).
+	WarmPool int
 	// Fixtures returns a task's static files, identical across its runs
 	// (pages, records, documents without any payload); they are committed
 	// into the task's snapshot. Nil: snapshots hold an empty prepared state.
@@ -141,6 +146,9 @@ func (o Options) Validate() []error {
 	}
 	if o.StateMB < 1 {
 		errs = append(errs, fmt.Errorf("state_mb must be positive, got %d", o.StateMB))
+	}
+	if o.WarmPool < 0 {
+		errs = append(errs, fmt.Errorf("warm_pool must not be negative, got %d", o.WarmPool))
 	}
 	if o.HeavyConcurrency < 0 {
 		errs = append(errs, fmt.Errorf("heavy_concurrency must not be negative, got %d", o.HeavyConcurrency))

@@ -18,6 +18,11 @@
 //  4. "/toolbox serve" is exec'd in it; stdin, stdout and stderr are
 //     separate streams, so responses need no demultiplexing.
 //  5. Close ends the exec and deletes the pod on a cleanup context.
+//
+// With a warm pool (Options.WarmPool), steps 3 and 4 happen ahead of the
+// run: a bounded set of pods per study and snapshot stands running with the
+// toolbox exec'd and nothing of any run in them, and a run takes one that
+// nobody else ever gets (pool.go).
 package kubernetes
 
 import (
@@ -38,6 +43,7 @@ import (
 
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // Backend opens pods.
@@ -55,6 +61,8 @@ type Backend struct {
 	ready  map[string]bool   // namespaces made ready
 	pushed map[string]string // snapshot image ID → pod image reference
 	live   sandbox.Live[*Sandbox]
+
+	pool *warm.Pool[*Sandbox] // nil without a warm pool
 }
 
 var (
@@ -123,6 +131,11 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if b.limit == nil {
 		b.limit = admit.New(opts.HeavyConcurrency, b.log)
 	}
+	// Warm pods count against the namespace's quota: the runs in flight
+	// keep their share, and the pool has what is left over every task.
+	if spare := opts.MaxPods - opts.Concurrency; opts.WarmPool > 0 && spare > 0 {
+		b.pool = warm.New(opts.WarmPool, func(ctx context.Context, s *Sandbox) error { return s.Close(ctx) }, b.log.Named("pool")).Limit(spare)
+	}
 	routeClientLogs(b.log)
 	v, err := cs.Discovery().ServerVersion()
 	if err != nil {
@@ -178,7 +191,12 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 	if b.opts.allowProbe {
 		cmd = append(cmd[:len(cmd):len(cmd)], "-allow-probe")
 	}
-	s, err := b.start(ctx, ns, image, env, cmd)
+	var s *Sandbox
+	if b.pool != nil {
+		s, err = b.takeWarm(ctx, ns, image, env, cmd)
+	} else {
+		s, err = b.start(ctx, ns, image, env, cmd)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes sandbox %s: %w", env.Run, err)
 	}
@@ -197,7 +215,11 @@ func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 // Close deletes every pod still open. Namespaces and pushed images are
 // kept for later runs of the study (GC removes them).
 func (b *Backend) Close(ctx context.Context) error {
-	return b.live.CloseAll(ctx)
+	var perr error
+	if b.pool != nil {
+		perr = b.pool.Close(ctx)
+	}
+	return errors.Join(perr, b.live.CloseAll(ctx))
 }
 
 // cleanupCtx is a context apart from ctx (which may be cancelled) bounded

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -15,14 +16,17 @@ import (
 
 // BenchOptions configure Bench. Zero fields take defaults.
 type BenchOptions struct {
-	// Runs is the number of lifecycles measured per backend and
-	// concurrency (default 24).
+	// Runs is the number of lifecycles measured per kind and concurrency
+	// (default 24).
 	Runs int
 	// Concurrency lists the concurrency levels (default 1 and 8).
 	Concurrency []int
 	// Calls is the number of tool calls timed in one running sandbox of
 	// each backend (default 1000).
 	Calls int
+	// WarmPool is the warm pool's size in the pooled measurement; 0: the
+	// concurrency measured.
+	WarmPool int
 	// Options configure the Kubernetes backend; its Docker backend is the
 	// one measured beside it.
 	Options Options
@@ -36,22 +40,32 @@ type BenchBackend struct {
 }
 
 // BenchResult is what `killchain bench sandbox --backend kubernetes --json`
-// prints: each backend's figures and, per concurrency, Kubernetes' runs per
-// second over Docker's.
+// prints, by concurrency: killchain's lifecycle on Docker and on the
+// cluster, the raw pod lifecycle, and killchain's pods from a warm pool,
+// in runs per second; Ratio is Kubernetes over Docker, RawRatio killchain's
+// pods over raw pods and PooledRatio pooled pods over raw pods.
 type BenchResult struct {
-	Docker     BenchBackend       `json:"docker"`
-	Kubernetes BenchBackend       `json:"kubernetes"`
-	Ratio      map[string]float64 `json:"ratio"`
-	Runs       int                `json:"runs"`
-	ToolCalls  int                `json:"tool_calls"`
-	Server     string             `json:"server"`
+	Docker      BenchBackend       `json:"docker"`
+	Kubernetes  BenchBackend       `json:"kubernetes"`
+	RawPods     map[string]float64 `json:"raw_pods_runs_per_sec"`
+	Pooled      map[string]float64 `json:"pooled_runs_per_sec"`
+	Ratio       map[string]float64 `json:"ratio"`
+	RawRatio    map[string]float64 `json:"raw_ratio"`
+	PooledRatio map[string]float64 `json:"pooled_ratio"`
+	WarmPool    map[string]int     `json:"warm_pool"`
+	Runs        int                `json:"runs"`
+	ToolCalls   int                `json:"tool_calls"`
+	Server      string             `json:"server"`
 }
 
-// Bench measures, in one run, killchain's per-run lifecycle (open from the
-// snapshot → plant → 3 tool calls → read state → close) on Docker and on
-// the cluster at every concurrency, in alternating rounds so that load from
-// elsewhere weighs on both alike, and the tool-call round trip inside one
-// running sandbox of each.
+// Bench measures, in one run, at every concurrency: killchain's per-run
+// lifecycle (open from the snapshot → plant → 3 tool calls → read state →
+// close) on Docker and on the cluster, the raw pod lifecycle (rawPod), and
+// killchain's lifecycle on the cluster with a warm pool, timed from a full
+// pool until it is full again (so each pooled run is charged one pod's
+// create, start and delete); the kinds alternate in rounds so that load
+// from elsewhere weighs on all alike. It also times the tool-call round
+// trip inside one running sandbox of each backend.
 func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	if opts.Runs <= 0 {
 		opts.Runs = 24
@@ -70,47 +84,98 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	defer kb.Close(context.WithoutCancel(ctx))
 	db := opts.Options.Docker
 	study := fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	res := BenchResult{
+		Docker: BenchBackend{RunsPerSec: map[string]float64{}}, Kubernetes: BenchBackend{RunsPerSec: map[string]float64{}},
+		RawPods: map[string]float64{}, Pooled: map[string]float64{}, Ratio: map[string]float64{}, RawRatio: map[string]float64{},
+		PooledRatio: map[string]float64{}, WarmPool: map[string]int{}, Runs: opts.Runs, ToolCalls: opts.Calls, Server: kb.Host(),
+	}
 	defer func() {
 		cctx := context.WithoutCancel(ctx)
 		docker.GC(cctx, db.Client(), docker.GCStudy(study))
 		GC(cctx, kb.Client(), GCStudy(study))
 	}()
+	// Build and move the snapshot, make the namespace, warm both paths.
 	backends := []struct {
 		name string
 		b    sandbox.Backend
 		out  *BenchBackend
-	}{{"docker", db, new(BenchBackend)}, {"kubernetes", kb, new(BenchBackend)}}
-	// Build and move the snapshot, make the namespace, warm both paths.
+	}{{"docker", db, &res.Docker}, {"kubernetes", kb, &res.Kubernetes}}
 	for _, be := range backends {
 		if err := sandboxbench.Lifecycle(ctx, be.b, sandboxbench.Env(study, "warm-"+be.name)); err != nil {
 			return BenchResult{}, fmt.Errorf("bench %s: %w", be.name, err)
 		}
-		be.out.RunsPerSec = map[string]float64{}
 	}
-	res := BenchResult{Ratio: map[string]float64{}, Runs: opts.Runs, ToolCalls: opts.Calls, Server: kb.Host()}
+	p, err := db.Prepare(ctx, sandboxbench.Env(study, "raw"))
+	if err != nil {
+		return BenchResult{}, err
+	}
+	image, err := kb.image(ctx, p)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	ns := kb.Namespace(study)
+	if err := rawPod(ctx, kb, ns, image, study, "warm-raw"); err != nil {
+		return BenchResult{}, err
+	}
 	for _, c := range opts.Concurrency {
-		dur := make([]time.Duration, len(backends))
-		count := make([]int, len(backends))
+		size := cmp.Or(opts.WarmPool, c)
+		popts := opts.Options
+		popts.Config, popts.Limiter, popts.WarmPool = kb.cfg, kb.limit, size
+		pb, err := New(ctx, popts)
+		if err != nil {
+			return res, err
+		}
+		defer pb.Close(context.WithoutCancel(ctx))
+		kinds := []struct {
+			name  string
+			round func(n, round int) (time.Duration, error)
+			out   map[string]float64
+		}{
+			{"docker", func(n, round int) (time.Duration, error) {
+				return sandboxbench.Timed(ctx, n, c, func(i int) error {
+					return sandboxbench.Lifecycle(ctx, db, sandboxbench.Env(study, fmt.Sprintf("docker-%d-%d-%d", c, round, i)))
+				})
+			}, res.Docker.RunsPerSec},
+			{"kubernetes", func(n, round int) (time.Duration, error) {
+				return sandboxbench.Timed(ctx, n, c, func(i int) error {
+					return sandboxbench.Lifecycle(ctx, kb, sandboxbench.Env(study, fmt.Sprintf("kube-%d-%d-%d", c, round, i)))
+				})
+			}, res.Kubernetes.RunsPerSec},
+			{"raw pods", func(n, round int) (time.Duration, error) {
+				return sandboxbench.Timed(ctx, n, c, func(i int) error {
+					return rawPod(ctx, kb, ns, image, study, fmt.Sprintf("raw-%d-%d-%d", c, round, i))
+				})
+			}, res.RawPods},
+			{"pooled pods", func(n, round int) (time.Duration, error) {
+				return sandboxbench.Pooled(ctx, pb, n, c, study, fmt.Sprintf("pool-%d-%d", c, round))
+			}, res.Pooled},
+		}
+		dur := make([]time.Duration, len(kinds))
+		count := make([]int, len(kinds))
 		for round := 0; round < 2; round++ {
 			n := opts.Runs / 2
 			if round == 1 {
 				n = opts.Runs - n
 			}
-			for i, be := range backends {
-				d, err := sandboxbench.Timed(ctx, n, c, func(j int) error {
-					return sandboxbench.Lifecycle(ctx, be.b, sandboxbench.Env(study, fmt.Sprintf("%s-%d-%d-%d", be.name, c, round, j)))
-				})
+			for i, k := range kinds {
+				d, err := k.round(n, round)
 				if err != nil {
-					return res, fmt.Errorf("bench %s: %w", be.name, err)
+					return res, fmt.Errorf("bench %s: %w", k.name, err)
 				}
 				dur[i], count[i] = dur[i]+d, count[i]+n
 			}
 		}
 		key := strconv.Itoa(c)
-		for i, be := range backends {
-			be.out.RunsPerSec[key] = sandboxbench.Round(float64(count[i]) / dur[i].Seconds())
+		for i, k := range kinds {
+			k.out[key] = sandboxbench.Round(float64(count[i]) / dur[i].Seconds())
 		}
-		res.Ratio[key] = sandboxbench.Round(backends[1].out.RunsPerSec[key] / backends[0].out.RunsPerSec[key])
+		res.Ratio[key] = sandboxbench.Round(res.Kubernetes.RunsPerSec[key] / res.Docker.RunsPerSec[key])
+		res.RawRatio[key] = sandboxbench.Round(res.Kubernetes.RunsPerSec[key] / res.RawPods[key])
+		res.PooledRatio[key] = sandboxbench.Round(res.Pooled[key] / res.RawPods[key])
+		res.WarmPool[key] = size
+		if err := pb.Close(context.WithoutCancel(ctx)); err != nil {
+			return res, err
+		}
 	}
 	for _, be := range backends {
 		med, p99, err := sandboxbench.RoundTrip(ctx, be.b, study, opts.Calls)
@@ -119,14 +184,14 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 		}
 		be.out.ToolCallMedianMS, be.out.ToolCallP99MS = sandboxbench.Round(med), sandboxbench.Round(p99)
 	}
-	res.Docker, res.Kubernetes = *backends[0].out, *backends[1].out
 	return res, nil
 }
 
 // WriteText prints the result as a small table.
 func (r BenchResult) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "cluster %s, %d runs per backend and concurrency\n", r.Server, r.Runs)
-	fmt.Fprintf(w, "%-12s %16s %20s %8s\n", "concurrency", "docker runs/s", "kubernetes runs/s", "ratio")
+	fmt.Fprintf(w, "cluster %s, %d runs per kind and concurrency\n", r.Server, r.Runs)
+	fmt.Fprintf(w, "%-12s %14s %18s %15s %14s %8s %10s %8s %10s\n", "concurrency", "docker runs/s", "kubernetes runs/s", "raw pods runs/s", "pooled runs/s",
+		"k8s/dkr", "k8s/raw", "pool/raw", "warm pool")
 	keys := make([]int, 0, len(r.Ratio))
 	for k := range r.Ratio {
 		n, _ := strconv.Atoi(k)
@@ -135,7 +200,8 @@ func (r BenchResult) WriteText(w io.Writer) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		key := strconv.Itoa(k)
-		fmt.Fprintf(w, "%-12d %16.2f %20.2f %8.2f\n", k, r.Docker.RunsPerSec[key], r.Kubernetes.RunsPerSec[key], r.Ratio[key])
+		fmt.Fprintf(w, "%-12d %14.2f %18.2f %15.2f %14.2f %8.2f %10.2f %8.2f %10d\n", k, r.Docker.RunsPerSec[key], r.Kubernetes.RunsPerSec[key],
+			r.RawPods[key], r.Pooled[key], r.Ratio[key], r.RawRatio[key], r.PooledRatio[key], r.WarmPool[key])
 	}
 	fmt.Fprintf(w, "tool call round trip over %d calls: docker median %.3f ms, p99 %.3f ms; kubernetes median %.3f ms, p99 %.3f ms\n",
 		r.ToolCalls, r.Docker.ToolCallMedianMS, r.Docker.ToolCallP99MS, r.Kubernetes.ToolCallMedianMS, r.Kubernetes.ToolCallP99MS)

@@ -9,7 +9,8 @@ import (
 )
 
 // TestBenchSmall runs the side-by-side benchmark with a few runs: both
-// backends measured, ratios and round trips filled in, nothing left behind.
+// backends, raw pods and pooled pods measured, ratios and round trips
+// filled in.
 func TestBenchSmall(t *testing.T) {
 	kubeconfig := kubetest.Require(t)
 	res, err := Bench(context.Background(), BenchOptions{Runs: 2, Calls: 20, Concurrency: []int{1, 2},
@@ -18,7 +19,8 @@ func TestBenchSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []string{"1", "2"} {
-		if res.Docker.RunsPerSec[c] <= 0 || res.Kubernetes.RunsPerSec[c] <= 0 || res.Ratio[c] <= 0 {
+		if res.Docker.RunsPerSec[c] <= 0 || res.Kubernetes.RunsPerSec[c] <= 0 || res.Ratio[c] <= 0 ||
+			res.RawPods[c] <= 0 || res.Pooled[c] <= 0 || res.RawRatio[c] <= 0 || res.PooledRatio[c] <= 0 {
 			t.Errorf("concurrency %s: %+v", c, res)
 		}
 	}

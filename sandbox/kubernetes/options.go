@@ -74,6 +74,12 @@ type Options struct {
 	CallTimeout time.Duration
 	// CleanupTimeout bounds a pod's deletion, on a context apart from the run's.
 	CleanupTimeout time.Duration
+	// WarmPool is how many running, unplanted pods (the toolbox exec'd in
+	// each) the backend keeps ready per study and task snapshot, as in
+	// Docker; 0 turns the pool off. Warm pods count against the
+	// namespace's quota: over every task, at most MaxPods - Concurrency
+	// stand ready (a task short of warm pods takes the place of another's).
+	WarmPool int
 	// HeavyConcurrency and Limiter admit CPU-heavy requests, as in Docker.
 	HeavyConcurrency int
 	Limiter          *admit.Limiter
@@ -149,6 +155,9 @@ func (o Options) Validate() []error {
 	}
 	if o.StateMB < 1 {
 		errs = append(errs, fmt.Errorf("state_mb must be positive, got %d", o.StateMB))
+	}
+	if o.WarmPool < 0 {
+		errs = append(errs, fmt.Errorf("warm_pool must not be negative, got %d", o.WarmPool))
 	}
 	if o.Namespace != "" && !validLabel(o.Namespace) {
 		errs = append(errs, fmt.Errorf("namespace %q is not a valid namespace name", o.Namespace))

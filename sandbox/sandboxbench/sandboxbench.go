@@ -1,12 +1,13 @@
 // Package sandboxbench measures sandbox backends the same way: a run's
 // lifecycle (open from the snapshot → plant → 3 tool calls → read state →
-// close) at a given concurrency, and the round trip of a tool call inside a
-// running sandbox. The Docker and Kubernetes benchmarks share it.
+// close) at a given concurrency, the same from a warm pool, and the round
+// trip of a tool call inside a running sandbox. The Docker and Kubernetes benchmarks share it.
 package sandboxbench
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -61,6 +62,41 @@ func Timed(ctx context.Context, n, c int, run func(i int) error) (time.Duration,
 		g.Go(func() error { return run(i) })
 	}
 	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+// Warm is a backend with a warm pool.
+type Warm interface {
+	sandbox.Backend
+	// WarmReady counts the sandboxes standing ready.
+	WarmReady() int
+	// WarmSettle waits until no sandbox of the pool is in creation.
+	WarmSettle(ctx context.Context) error
+}
+
+// Pooled times n lifecycles on b, c at a time, from a full warm pool until
+// the pool is full again: every run taken from the pool is replaced within
+// the time, so each is charged the create, start and removal of one
+// sandbox, as an unpooled lifecycle is. The pool is filled first, outside
+// the time (one lifecycle makes the benchmark's task known to it).
+func Pooled(ctx context.Context, b Warm, n, c int, study, prefix string) (time.Duration, error) {
+	if b.WarmReady() == 0 {
+		if err := Lifecycle(ctx, b, Env(study, prefix+"-fill")); err != nil {
+			return 0, err
+		}
+	}
+	if err := b.WarmSettle(ctx); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if _, err := Timed(ctx, n, c, func(i int) error {
+		return Lifecycle(ctx, b, Env(study, fmt.Sprintf("%s-%d", prefix, i)))
+	}); err != nil {
+		return 0, err
+	}
+	if err := b.WarmSettle(ctx); err != nil {
 		return 0, err
 	}
 	return time.Since(start), nil

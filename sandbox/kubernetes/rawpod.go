@@ -1,0 +1,84 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/remotecommand"
+
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/sandboxbench"
+	"github.com/killchain/killchain/sandbox/stream"
+)
+
+// rawPod is the raw pod lifecycle the benchmark holds killchain's against,
+// through client-go alone: create the pod (the same hardened spec and
+// snapshot image as a run's), watch it to Running, exec "/toolbox version"
+// in it to its end, and delete it (grace 0, not waiting for it to go, as
+// killchain's Close does). Nothing of killchain runs on the way but the
+// pod's spec: no retries, no fault diagnosis, no toolbox protocol.
+func rawPod(ctx context.Context, b *Backend, ns, image, study, run string) error {
+	pods := b.cs.CoreV1().Pods(ns)
+	spec := b.podSpec(ns, podName(run), image, sandbox.Env{Study: study, Run: run, Task: sandboxbench.Task})
+	pod, err := pods.Create(ctx, spec, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("raw pod: create: %w", err)
+	}
+	grace := int64(0)
+	deleted := false
+	defer func() {
+		if !deleted {
+			cctx, cancel := b.cleanupCtx(ctx)
+			defer cancel()
+			pods.Delete(cctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+		}
+	}()
+	w, err := pods.Watch(ctx, metav1.ListOptions{
+		FieldSelector:   fields.OneTermEqualSelector("metadata.name", pod.Name).String(),
+		ResourceVersion: pod.ResourceVersion,
+	})
+	if err != nil {
+		return fmt.Errorf("raw pod: watch: %w", err)
+	}
+	for pod.Status.Phase != corev1.PodRunning {
+		ev, ok := <-w.ResultChan()
+		if !ok {
+			w.Stop()
+			return fmt.Errorf("raw pod %s: watch ended before it ran", pod.Name)
+		}
+		if p, ok := ev.Object.(*corev1.Pod); ok {
+			pod = p
+		}
+		if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+			w.Stop()
+			return fmt.Errorf("raw pod %s ended: %s", pod.Name, pod.Status.Phase)
+		}
+	}
+	w.Stop()
+	req := b.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod.Name).
+		SubResource("exec").VersionedParams(&corev1.PodExecOptions{
+		Container: ContainerName,
+		Command:   []string{docker.ToolboxPath, "version"},
+		Stdout:    true,
+		Stderr:    true,
+	}, scheme.ParameterCodec)
+	ex, err := remotecommand.NewWebSocketExecutor(b.cfg, "GET", req.URL().String())
+	if err != nil {
+		return fmt.Errorf("raw pod: exec: %w", err)
+	}
+	var stderr stream.Tail
+	if err := ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: io.Discard, Stderr: &stderr}); err != nil {
+		return fmt.Errorf("raw pod %s: exec: %w: %s", pod.Name, err, stderr.String())
+	}
+	deleted = true
+	if err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
+		return fmt.Errorf("raw pod: delete: %w", err)
+	}
+	return nil
+}
