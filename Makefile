@@ -4,7 +4,6 @@ GO ?= go
 BIN := bin/killchain
 STUDY ?= hcl/smoke.hcl
 OUT ?= runs/smoke
-export TESTCONTAINERS_RYUK_DISABLED ?= true
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
 LDFLAGS := -X github.com/killchain/killchain/runner.Commit=$(COMMIT)
 

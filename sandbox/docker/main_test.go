@@ -18,7 +18,6 @@ var dockerErr string
 
 // TestMain builds the images once for every test of the binary.
 func TestMain(m *testing.M) {
-	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	cli, err := dockertest.Available()
 	if err != nil {
 		dockerErr = err.Error()

@@ -22,7 +22,6 @@ import (
 // binary (internal/kubetest), inside its network namespace, once the
 // sandbox images are built outside it.
 func TestMain(m *testing.M) {
-	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	os.Exit(kubetest.Main(m, buildImages))
 }
 
