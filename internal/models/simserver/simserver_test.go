@@ -59,7 +59,7 @@ func TestServesScriptedAgent(t *testing.T) {
 func TestDecodeRequest(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, err string
-		check          func(t *testing.T, name string, r agent.Request)
+		check           func(t *testing.T, name string, r agent.Request)
 	}{
 		{name: "conversation", body: `{"model":"resistant","messages":[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do "},{"type":"text","text":"it"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"error: nothing"}],"tools":[{"type":"function","function":{"name":"search","parameters":{"type":"object"}}}]}`,
 			check: func(t *testing.T, name string, r agent.Request) {
