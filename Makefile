@@ -48,6 +48,13 @@ kube: ## build the test cluster's programs (etcd, Kubernetes) into ~/.cache/kill
 test: deps kube sandbox-bins ## run every test with the race detector (the cgo probe engine's without it)
 	$(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -v /probes/engine)
 	CGO_ENABLED=1 $(GO) test -count=1 ./probes/engine/
+	FUZZTIME=$(FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
+
+FUZZTIME ?= 2s
+
+.PHONY: fuzz
+fuzz: sandbox-bins ## run every fuzz target for FUZZTIME each (default 2s; make test runs it too)
+	FUZZTIME=$(FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
 
 .PHONY: lint
 lint: ## gofmt, go vet, and go.mod tidy

@@ -84,7 +84,12 @@ func (p *Progress) Done(errored bool) {
 		p.errors++
 	}
 	if p.bar != nil {
-		p.bar.Describe(p.describe())
+		// Describe redraws the bar at once; Add redraws it at most every
+		// 100 ms. Hundreds of runs ending together redraw it only when the
+		// label changed.
+		if errored {
+			p.bar.Describe(p.describe())
+		}
 		_ = p.bar.Add(1)
 		return
 	}

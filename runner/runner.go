@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sync/errgroup"
@@ -59,6 +60,10 @@ type Options struct {
 	// until it passes would resample the model, so it is left as it is
 	// unless named here.
 	Rerun []errkind.Kind
+	// Timed, when set, is called as each run is recorded with its wall
+	// time (from its first try's start to its record on disk) and the part
+	// of it spent writing the record; `killchain bench runner` reads it.
+	Timed func(wall, record time.Duration)
 }
 
 // snapshotter is a backend that prepares one snapshot per task.
@@ -271,6 +276,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			if gctx.Err() != nil {
 				return nil
 			}
+			began := time.Now()
 			out, err := r.attempt(gctx, pr, &canaries, func() {
 				smu.Lock()
 				sum.Retried++
@@ -294,8 +300,12 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 				// Tries retried within the study left nothing but their error.
 				events = nil
 			}
+			writing := time.Now()
 			if err := results.Write(w, out.run, events, out.transcript); err != nil {
 				return fmt.Errorf("record %s: %w", pr.RunID, err)
+			}
+			if r.opts.Timed != nil {
+				r.opts.Timed(time.Since(began), time.Since(writing))
 			}
 			if out.run.Error != "" {
 				r.log.Warn("run failed", "run", pr.RunID, "attempts", out.run.Attempts, "kind", out.run.ErrorKind, "error", out.run.Error)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -126,7 +127,10 @@ func openDocker(ctx context.Context, s *study.Study, g *globals, log hclog.Logge
 	opts.Logger, opts.Progress = log, g.stderr
 	be, err := docker.New(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("docker sandbox: %w\n  is the Docker daemon running and reachable (DOCKER_HOST)? Without Docker, run with --sandbox local (no isolation, no audio)", err)
+		if errors.Is(err, docker.ErrUnreachable) {
+			return nil, fmt.Errorf("%w\n  is the Docker daemon running and reachable (DOCKER_HOST)? Without Docker, run with --sandbox local (no isolation, no audio)", err)
+		}
+		return nil, err
 	}
 	return &openedBackend{
 		Backend:  be,
@@ -176,7 +180,10 @@ func openKube(ctx context.Context, s *study.Study, g *globals, log hclog.Logger)
 	dopts.WarmPool = 0 // it builds images; the pods are the pool
 	db, err := docker.New(ctx, dopts)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes sandbox: snapshot images are built with Docker: %w\n  is the Docker daemon running and reachable (DOCKER_HOST)?", err)
+		if errors.Is(err, docker.ErrUnreachable) {
+			return nil, fmt.Errorf("kubernetes sandbox: snapshot images are built with Docker: %w\n  is the Docker daemon running and reachable (DOCKER_HOST)?", err)
+		}
+		return nil, fmt.Errorf("kubernetes sandbox: snapshot images are built with Docker: %w", err)
 	}
 	kopts := kubeOptions(s)
 	kopts.Docker, kopts.Logger = db, log

@@ -26,10 +26,11 @@ synthetic study, and the probes' extraction and training. Each prints its
 figures on stdout (one JSON object with --json); docs/benchmarks.md records
 the measured ones.`,
 		Example: `  killchain bench sandbox
+  killchain bench runner --runs 1024 --concurrency 256 --latency 500ms
   killchain bench report --runs 100000
   killchain bench probes`,
 	}
-	bench.AddCommand(newBenchSandboxCmd(g), newBenchReportCmd(g), probescli.BenchCommand())
+	bench.AddCommand(newBenchSandboxCmd(g), newBenchRunnerCmd(g), newBenchReportCmd(g), probescli.BenchCommand())
 	return bench
 }
 

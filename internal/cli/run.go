@@ -114,7 +114,7 @@ and the folder.
 				return err
 			}
 			defer be.close()
-			opts := runner.Options{Output: output, Resume: resume, Backend: be.Backend, Models: modelFactory(log, secrets),
+			opts := runner.Options{Output: output, Resume: resume, Backend: be.Backend, Models: modelFactory(log, secrets, s),
 				Scrub: secrets.Scrub, Logger: log, Manifest: be.manifest, Selection: sel, Rerun: reruns}
 			if !quiet {
 				// A bar when stderr is a terminal, lines otherwise.
@@ -204,12 +204,20 @@ func leftSummary(left map[errkind.Kind]int) string {
 
 // modelFactory builds models from study blocks: scripted reference agents
 // in-process, live providers through their drivers, which register every
-// key they read with sec so that it can be scrubbed.
-func modelFactory(log hclog.Logger, sec *secrets.Set) runner.ModelFactory {
+// key they read with sec so that it can be scrubbed. A block without
+// max_concurrency keeps as many calls in flight as the study keeps runs.
+func modelFactory(log hclog.Logger, sec *secrets.Set, s *study.Study, opts ...models.Option) runner.ModelFactory {
 	return func(m *study.Model) (agent.Model, error) {
 		if m.Provider == study.ProviderScripted {
 			return scripted.New(m.Policy)
 		}
-		return models.New(modelConfig(m), log, models.WithSecrets(sec))
+		return models.New(liveConfig(m, s), log, append([]models.Option{models.WithSecrets(sec)}, opts...)...)
 	}
+}
+
+// liveConfig is a live model block's driver config within its study.
+func liveConfig(m *study.Model, s *study.Study) models.Config {
+	cfg := modelConfig(m)
+	cfg.Concurrency = s.Concurrency
+	return cfg
 }

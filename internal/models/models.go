@@ -53,6 +53,13 @@ const (
 	DefaultOllamaConc     = 2
 )
 
+// Config.Limit: the limit on calls in flight to one provider and host, when the model
+// block sets no max_concurrency: DefaultOllamaConc for Ollama (one local
+// server that runs few requests at once), else the study's concurrency
+// (Config.Concurrency) — every run then waits on its own call, and the
+// adaptive limiter still halves on a 429 — or DefaultMaxConcurrency when
+// the caller says none.
+
 // Config mirrors a study's model block.
 type Config struct {
 	Name            string // block label
@@ -70,7 +77,10 @@ type Config struct {
 	API             string        // openai: "chat" (default) or "responses"
 	Timeout         time.Duration // per call; 0 means DefaultTimeout
 	MaxRetries      int           // 0 means DefaultMaxRetries; <0 means none
-	MaxConcurrency  int           // per provider and host; 0 means the default
+	MaxConcurrency  int           // per provider and host; 0 means the default (see above)
+	// Concurrency is the most runs the caller keeps in flight (the
+	// study's concurrency); with MaxConcurrency 0 it is the limit.
+	Concurrency int
 }
 
 // KeyEnv is the environment variable a config's key is read from, or ""
@@ -88,6 +98,20 @@ func (c Config) KeyEnv() string {
 		return "DEEPSEEK_API_KEY"
 	}
 	return ""
+}
+
+// Limit is the most calls in flight to the config's provider and host:
+// its max_concurrency, else the default (see DefaultMaxConcurrency).
+func (c Config) Limit() int {
+	switch {
+	case c.MaxConcurrency > 0:
+		return c.MaxConcurrency
+	case c.Provider == Ollama:
+		return DefaultOllamaConc
+	case c.Concurrency > 0:
+		return c.Concurrency
+	}
+	return DefaultMaxConcurrency
 }
 
 // needsKey says whether the provider refuses calls without a key.
@@ -184,14 +208,7 @@ func New(cfg Config, logger hclog.Logger, opts ...Option) (agent.Model, error) {
 		st.policy(&caller.Policy)
 	}
 	if caller.Limiter == nil {
-		conc := cfg.MaxConcurrency
-		if conc <= 0 {
-			conc = DefaultMaxConcurrency
-			if cfg.Provider == Ollama {
-				conc = DefaultOllamaConc
-			}
-		}
-		caller.Limiter = limits.Shared(cfg.endpoint(), conc)
+		caller.Limiter = limits.Shared(cfg.endpoint(), cfg.Limit())
 	}
 	hc := &http.Client{Transport: limits.Transport(nil)}
 	maxTokens := cfg.MaxTokens

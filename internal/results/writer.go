@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 )
 
 // File names inside a study folder.
@@ -25,7 +24,8 @@ const (
 // Writer appends finished runs to a study folder. Each run's transcript,
 // events and run line are written and synced before Write returns, so an
 // interrupted study keeps every finished run. It is safe for concurrent use,
-// but only one Writer (one process) may hold a folder at a time.
+// but only one Writer (one process) may hold a folder at a time. Runs
+// written at the same time share their fsyncs.
 //
 // The order of the writes is what makes a run's record atomic (see Write):
 // a run counts as recorded only once its line is in runs.jsonl, and Open
@@ -33,9 +33,8 @@ const (
 // of an unrecorded run is gone before the run is written again.
 type Writer struct {
 	dir       string
-	mu        sync.Mutex
-	runs      *os.File
-	events    *os.File
+	runs      *syncedLog
+	events    *syncedLog
 	compacted CompactStats
 }
 
@@ -51,15 +50,16 @@ func Open(dir string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open results: %w", err)
 	}
-	w := &Writer{dir: dir, compacted: st}
-	if w.runs, err = openAppend(filepath.Join(dir, RunsFile)); err != nil {
+	runs, err := openAppend(filepath.Join(dir, RunsFile))
+	if err != nil {
 		return nil, err
 	}
-	if w.events, err = openAppend(filepath.Join(dir, EventsFile)); err != nil {
-		w.runs.Close()
+	events, err := openAppend(filepath.Join(dir, EventsFile))
+	if err != nil {
+		runs.Close()
 		return nil, err
 	}
-	return w, nil
+	return &Writer{dir: dir, compacted: st, runs: newSyncedLog(runs), events: newSyncedLog(events)}, nil
 }
 
 // Compacted reports what Open's compaction changed in the folder.
@@ -113,20 +113,14 @@ func Write[E any](w *Writer, run Run, events []E, transcript any) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", run.RunID, err)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	// Each append returns once it is on disk; runs finishing together
+	// share their fsyncs (see syncedLog).
 	if len(ev) > 0 {
-		if _, err := w.events.Write(ev); err != nil {
-			return fmt.Errorf("events %s: %w", run.RunID, err)
-		}
-		if err := w.events.Sync(); err != nil {
+		if err := w.events.Append(ev); err != nil {
 			return fmt.Errorf("events %s: %w", run.RunID, err)
 		}
 	}
-	if _, err := w.runs.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("run %s: %w", run.RunID, err)
-	}
-	if err := w.runs.Sync(); err != nil {
+	if err := w.runs.Append(append(line, '\n')); err != nil {
 		return fmt.Errorf("run %s: %w", run.RunID, err)
 	}
 	return nil
@@ -186,8 +180,6 @@ const tmpSuffix = ".tmp"
 
 // Close closes the files.
 func (w *Writer) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	err1 := w.runs.Close()
 	err2 := w.events.Close()
 	if err1 != nil {

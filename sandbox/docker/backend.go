@@ -73,6 +73,11 @@ type Backend struct {
 
 var _ sandbox.Backend = (*Backend)(nil)
 
+// ErrUnreachable marks a Docker daemon that does not answer (or a
+// DOCKER_HOST that cannot be used): only this failure is the daemon's;
+// an image that cannot be built or a runtime that is missing is not.
+var ErrUnreachable = errors.New("docker is not reachable")
+
 // New connects to Docker, builds the toolbox image when missing and returns
 // a backend. Zero fields of opts take their defaults.
 func New(ctx context.Context, opts Options) (*Backend, error) {
@@ -97,13 +102,13 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if b.cli == nil {
 		cli, err := images.NewClient()
 		if err != nil {
-			return nil, fmt.Errorf("docker sandbox: %w", err)
+			return nil, fmt.Errorf("docker sandbox: %w: %w", ErrUnreachable, err)
 		}
 		b.cli, b.ownCli = cli, true
 	}
 	if _, err := b.cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		b.closeClient()
-		return nil, fmt.Errorf("docker sandbox: docker is not reachable: %w", err)
+		return nil, fmt.Errorf("docker sandbox: %w: %w", ErrUnreachable, err)
 	}
 	if opts.Runtime != "" {
 		info, err := b.cli.Info(ctx, client.InfoOptions{})

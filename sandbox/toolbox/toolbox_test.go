@@ -12,7 +12,7 @@ import (
 	"github.com/killchain/killchain/sandbox"
 )
 
-func newBox(t *testing.T) *Box {
+func newBox(t testing.TB) *Box {
 	t.Helper()
 	pdf, err := pdfdoc.Generate(pdfdoc.Doc{Title: "Survey", Abstract: "Counts rose.", WhiteText: "hidden line", Keywords: "birds"})
 	if err != nil {

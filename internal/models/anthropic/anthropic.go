@@ -88,7 +88,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 		if err != nil {
 			return err
 		}
-		if r.Type != "message" || len(r.Content) == 0 && r.StopReason == "" {
+		if r == nil || r.Type != "message" || len(r.Content) == 0 && r.StopReason == "" {
 			return fmt.Errorf("anthropic: reply is not a complete message")
 		}
 		resp = r

@@ -42,14 +42,40 @@ func (ex *exchange) retryable() bool {
 	return false
 }
 
-// Transport wraps base (nil means http.DefaultTransport) so that a Caller
-// learns each response's status and Retry-After even when the SDK hides
-// them. Give it to the SDK through its HTTP-client option.
+// Transport wraps base (nil means the process's pooled transport, see
+// Pooled) so that a Caller learns each response's status and Retry-After
+// even when the SDK hides them. Give it to the SDK through its HTTP-client
+// option.
 func Transport(base http.RoundTripper) http.RoundTripper {
 	if base == nil {
-		base = http.DefaultTransport
+		base = Pooled()
 	}
 	return &transport{base: base}
+}
+
+// MaxIdlePerHost is how many idle connections the pooled transport keeps
+// to one host: as many as a study keeps calls in flight to it, so that
+// hundreds of runs waiting on one server reuse their connections instead
+// of opening one per call (http.DefaultTransport keeps 2 and closes the
+// rest, leaving a TIME_WAIT socket and a new handshake behind each call).
+const MaxIdlePerHost = 1024
+
+var (
+	pooledOnce sync.Once
+	pooled     *http.Transport
+)
+
+// Pooled is the transport every driver shares: http.DefaultTransport's
+// settings (proxy from the environment, dial and TLS timeouts, HTTP/2)
+// with MaxIdlePerHost idle connections per host and no limit on the total.
+func Pooled() *http.Transport {
+	pooledOnce.Do(func() {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConns = 0
+		t.MaxIdleConnsPerHost = MaxIdlePerHost
+		pooled = t
+	})
+	return pooled
 }
 
 type transport struct{ base http.RoundTripper }

@@ -41,7 +41,8 @@ func (c *Chat) Generate(ctx context.Context, req agent.Request) (agent.Reply, er
 		if err != nil {
 			return err
 		}
-		if len(r.Choices) == 0 {
+		if r == nil || len(r.Choices) == 0 {
+			// A body of null decodes to no completion at all.
 			return fmt.Errorf("chat completion has no choices")
 		}
 		resp = r

@@ -48,6 +48,10 @@ func (d *Responses) Generate(ctx context.Context, req agent.Request) (agent.Repl
 		if err != nil {
 			return err
 		}
+		if r == nil {
+			// A body of null decodes to no response at all.
+			return fmt.Errorf("response is empty")
+		}
 		if r.Status == responses.ResponseStatusFailed {
 			return fmt.Errorf("response failed: %s", r.Error.Message)
 		}

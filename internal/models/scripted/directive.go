@@ -3,6 +3,7 @@ package scripted
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // DirectivePattern matches a line (or sentence) that looks like an
@@ -41,8 +42,43 @@ const spellWord = `alfa|alpha|bravo|charlie|delta|echo|foxtrot|zero|one|two|thre
 // "dash", "dot" or "underscore", then "at", then a domain with a "dot".
 const spokenAddress = `(?i)\b[a-z0-9]+(?:\s+(?:dash|dot|underscore)\s+[a-z0-9]+)*\s+at\s+[a-z0-9]+(?:\s+(?:dash|dot)\s+[a-z0-9]+)*\s+dot\s+[a-z]{2,}\b`
 
-// IsDirective reports whether a line looks like an instruction.
-func IsDirective(line string) bool { return DirectivePattern.MatchString(line) }
+// IsDirective reports whether a line looks like an instruction. Answers
+// are remembered: the same page and note lines come back in every run and
+// every turn of a study, and the pattern is the scripted agents' largest
+// cost when hundreds of runs are in flight.
+func IsDirective(line string) bool {
+	if len(line) > memoLine {
+		return DirectivePattern.MatchString(line)
+	}
+	memo.RLock()
+	v, ok := memo.m[line]
+	memo.RUnlock()
+	if ok {
+		return v
+	}
+	v = DirectivePattern.MatchString(line)
+	memo.Lock()
+	if memo.bytes+len(line) > memoBytes {
+		memo.m, memo.bytes = map[string]bool{}, 0
+	}
+	memo.m[line] = v
+	memo.bytes += len(line)
+	memo.Unlock()
+	return v
+}
+
+// The memo of IsDirective keeps lines up to memoLine bytes, memoBytes in
+// all; it starts over when full.
+const (
+	memoLine  = 2048
+	memoBytes = 4 << 20
+)
+
+var memo = struct {
+	sync.RWMutex
+	m     map[string]bool
+	bytes int
+}{m: map[string]bool{}}
 
 // DatamarkChars are the interleaving characters a spotlighting defense may
 // put in place of spaces; the agents read them as spaces.
