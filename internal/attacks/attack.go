@@ -116,6 +116,8 @@ func (a Attack) check() error {
 		switch {
 		case e.Kind == KindMarkup && i != len(a.Encodings)-1:
 			return fmt.Errorf("%s wraps the delivered payload, so it must come last", e.Name)
+		case e.Kind != KindBytes && slices.ContainsFunc(a.Encodings[:i], func(x Encoding) bool { return x.Name == e.Name }):
+			return fmt.Errorf("%s twice: only base64 and hex may repeat (the others undo ambiguously or not at all when repeated)", e.Name)
 		case e.Name == "leetspeak" && bytesSeen:
 			return fmt.Errorf("leetspeak after base64 or hex garbles the encoded text beyond recovery; put it before")
 		}

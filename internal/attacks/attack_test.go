@@ -22,7 +22,9 @@ func TestParse(t *testing.T) {
 		{spec: "paper_override+html_comment+base64", err: "html_comment wraps the delivered payload, so it must come last"},
 		{spec: "paper_override+base64+leetspeak", err: "leetspeak after base64 or hex"},
 		{spec: "paper_override+leetspeak+base64", name: "paper_override+leetspeak+base64"},
-		{spec: "polite_request+rot13+rot13+hex+base64+tags", err: "5 encodings, at most 4"},
+		{spec: "polite_request+rot13+hex+base64+tags+base64", err: "5 encodings, at most 4"},
+		{spec: "polite_request+leetspeak+rot13+leetspeak", err: "leetspeak twice"},
+		{spec: "polite_request+base64+rot13+base64", name: "polite_request+base64+rot13+base64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {

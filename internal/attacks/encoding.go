@@ -126,17 +126,19 @@ func EncodingNames() []string {
 	return out
 }
 
-// Rot13 moves every ASCII letter 13 places; it is its own inverse.
+// Rot13 moves every ASCII letter 13 places; it is its own inverse. It
+// works on bytes, so other characters (and invalid UTF-8) pass unchanged.
 func Rot13(s string) string {
-	return strings.Map(func(r rune) rune {
+	b := []byte(s)
+	for i, c := range b {
 		switch {
-		case r >= 'a' && r <= 'z':
-			return 'a' + (r-'a'+13)%26
-		case r >= 'A' && r <= 'Z':
-			return 'A' + (r-'A'+13)%26
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + (c-'a'+13)%26
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + (c-'A'+13)%26
 		}
-		return r
-	}, s)
+	}
+	return string(b)
 }
 
 var leet = map[rune]rune{'a': '4', 'e': '3', 'i': '1', 'o': '0', 's': '5', 't': '7'}
@@ -159,14 +161,21 @@ func leetEncode(s string) string {
 }
 
 // LeetFold lower-cases ASCII letters and reads the leetspeak digits as
-// their letters: two texts that differ only by leetspeak fold alike.
+// their letters: two texts that differ only by leetspeak fold alike. It
+// works on bytes, so other characters pass unchanged.
 func LeetFold(s string) string {
-	return strings.Map(func(r rune) rune {
-		if l, ok := unleet[r]; ok {
-			return l
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		case c >= '0' && c <= '9':
+			if l, ok := unleet[rune(c)]; ok {
+				b[i] = byte(l)
+			}
 		}
-		return toLowerASCII(r)
-	}, s)
+	}
+	return string(b)
 }
 
 func toLowerASCII(r rune) rune {
@@ -258,9 +267,27 @@ func unhomoglyph(s string) string {
 	}, s)
 }
 
+// DropInvisible undoes the encodings a reader cannot see: tag characters
+// back to ASCII, zero-width characters removed.
+func DropInvisible(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return dropZeroWidth(untag(s))
+		}
+	}
+	return s
+}
+
 // FoldChars undoes every KindChars encoding at once: tag characters back to
 // ASCII, zero-width characters removed, Cyrillic look-alikes back to Latin.
-func FoldChars(s string) string { return unhomoglyph(dropZeroWidth(untag(s))) }
+func FoldChars(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return unhomoglyph(dropZeroWidth(untag(s)))
+		}
+	}
+	return s // none of them is ASCII
+}
 
 // escapeMarkup escapes & < > so that the wrapped text cannot close its
 // wrapper; html.UnescapeString undoes it.
