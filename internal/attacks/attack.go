@@ -49,6 +49,12 @@ func (a Attack) Markup() bool {
 	return slices.ContainsFunc(a.Encodings, func(e Encoding) bool { return e.Kind == KindMarkup })
 }
 
+// Chars reports whether the attack writes characters outside Latin-1
+// (tags, zero-width, homoglyphs).
+func (a Attack) Chars() bool {
+	return slices.ContainsFunc(a.Encodings, func(e Encoding) bool { return e.Kind == KindChars })
+}
+
 // Encode applies the attack's encodings in order to a payload already
 // filled for its run.
 func (a Attack) Encode(payload string) string {
