@@ -109,6 +109,9 @@ func TestPlanAttacks(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	if sum := Summary(runs); len(sum.Attacks) != 2 || sum.Attacks[0].Key != "tool_knowledge+base64" || sum.Attacks[0].Runs != 4 {
+		t.Errorf("plan summary per attack: %+v", sum.Attacks)
+	}
 	// Beside the task's own variants when the grid lists them.
 	src := strings.Replace(attackStudy("", "  variants = [\"pdf_append\"]\n  attacks = [\"polite_request\"]"), `"memory_poison", `, "", 1)
 	s, _ = Parse("atk.hcl", []byte(src))
