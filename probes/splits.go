@@ -12,17 +12,17 @@ import (
 // splits are the two evaluation splits of a dataset: leave-one-task-out
 // and a random k-fold split by run (a run's rows never straddle folds).
 type splits struct {
-	tasks  stats.Groups // rows by task, tasks sorted: the LOSO parts
-	task   []int        // index in tasks of each row's task
+	tasks stats.Groups // rows by task, tasks sorted: the LOSO parts
+	task  []int        // index in tasks of each row's task
 	// families are the attacked rows by attack family, sorted: the LOFO
 	// parts; family is each row's index in them (-1 for clean rows).
 	families stats.Groups
 	family   []int
-	runs   stats.Groups // rows by run, in the order runs first appear
-	fold   []int        // k-fold fold of each row
-	clean  []bool       // row of a clean-control run (no payload planted)
-	groups []string     // run of each row: bootstrap resamples runs
-	k      int
+	runs     stats.Groups // rows by run, in the order runs first appear
+	fold     []int        // k-fold fold of each row
+	clean    []bool       // row of a clean-control run (no payload planted)
+	groups   []string     // run of each row: bootstrap resamples runs
+	k        int
 }
 
 func newSplits(rows []Row, k int, seed uint64) *splits {
