@@ -54,7 +54,8 @@ func TestAttackTables(t *testing.T) {
 		}
 	}
 	md := read(MarkdownFile)
-	for _, want := range []string{"Executed by model and attack family", "Executed by model and encoding", "3/3 · 100.0% (43.9–100.0)"} {
+	for _, want := range []string{"Executed by model and attack family", "Executed by model and encoding", "3/3 · 100.0% (43.9–100.0)",
+		"Attack goal by model and encoding", "Attack goal by model and attack family"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}

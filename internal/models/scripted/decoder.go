@@ -13,12 +13,23 @@ import (
 var base64Run = regexp.MustCompile(`[A-Za-z0-9+/]{16,}={0,2}`)
 
 // decodedDirectives are the directives the decoder policy reads in
-// content: those of each base64 run that decodes to text, and of the
+// content: those of each base64 run (on its line, or with the lines
+// joined) that decodes to text, and of the
 // content and those texts under ROT13. A directive in clear text is not
 // among them: ROT13 turns it into nonsense.
 func decodedDirectives(text string) []string {
 	texts := []string{attacks.Rot13(text)}
-	for _, run := range base64Run.FindAllString(text, -1) {
+	// A blob wrapped over lines (a PDF's text) is read joined too.
+	runs := base64Run.FindAllString(text, -1)
+	if joined := strings.ReplaceAll(text, "\n", ""); joined != text {
+		runs = append(runs, base64Run.FindAllString(joined, -1)...)
+	}
+	seen := map[string]bool{}
+	for _, run := range runs {
+		if seen[run] {
+			continue
+		}
+		seen[run] = true
 		b, err := base64.StdEncoding.DecodeString(run)
 		if err != nil || !utf8.Valid(b) || !printable(string(b)) {
 			continue
