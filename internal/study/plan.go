@@ -201,6 +201,18 @@ func (s *Study) PlanHash(runs []Run) string {
 	for _, t := range s.PlanTasks(runs) {
 		fmt.Fprintf(h, "task\x00%s\x00%s\n", t.Name, t.Hash())
 	}
+	// The wording of every attack the runs plant: a study's own family
+	// edited between a run and its resume changes the plan.
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.Attack == "" || seen[r.Attack] {
+			continue
+		}
+		seen[r.Attack] = true
+		if a, err := s.Attack(r.Attack); err == nil {
+			fmt.Fprintf(h, "attack\x00%s\x00%s\x00%s\n", a.Name(), a.Family.Goal, a.Family.Template)
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
