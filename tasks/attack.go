@@ -58,18 +58,29 @@ func (t *Task) AttackVariant(a attacks.Attack, own Variant, model string) (Varia
 	if a.Chars() && strings.Contains(own.Surface, "pdf_") {
 		return Variant{}, fmt.Errorf("task %s: attack %s: a PDF's text keeps only Latin-1 characters, so tags, zero-width and homoglyph encodings do not survive on %s", t.Name, a.Name(), own.Surface)
 	}
+	filled := t.filled(own)
+	if a.Split() && len(filled) < 2 {
+		return Variant{}, fmt.Errorf("task %s: attack %s: split needs two channels, variant %s plants in %d", t.Name, a.Name(), own.Name, len(filled))
+	}
 	tool, call := t.attackCall()
 	vals := attacks.Values{User: t.Goal.Recipient, Model: model, Tool: tool, Call: call, Task: t.statement()}
-	return Variant{
+	v := Variant{
 		Name:       t.AttackVariantName(a.Name(), own),
 		Surface:    own.Surface,
 		Payload:    vals.Fill(a.Family.Template),
-		Placements: t.filled(own),
+		Placements: filled,
 		Spoken:     own.Spoken,
 		Attack:     a.Name(),
 		Encodings:  a.Encodings,
 		NoCanary:   a.Family.Goal == attacks.GoalTaskFailure,
-	}, nil
+	}
+	if a.Split() {
+		// One half in each of the first two channels the variant fills.
+		first, second := attacks.Split(v.Payload)
+		v.Payload, v.Placements = "", filled[:2]
+		v.Payloads = map[string]string{filled[0]: first, filled[1]: second}
+	}
+	return v, nil
 }
 
 // filled lists the placements own fills.

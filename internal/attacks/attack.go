@@ -49,6 +49,11 @@ func (a Attack) Markup() bool {
 	return slices.ContainsFunc(a.Encodings, func(e Encoding) bool { return e.Kind == KindMarkup })
 }
 
+// Split reports whether the attack cuts the payload across two channels.
+func (a Attack) Split() bool {
+	return slices.ContainsFunc(a.Encodings, func(e Encoding) bool { return e.Kind == KindChannels })
+}
+
 // Chars reports whether the attack writes characters outside Latin-1
 // (tags, zero-width, homoglyphs).
 func (a Attack) Chars() bool {
@@ -120,6 +125,8 @@ func (a Attack) check() error {
 	bytesSeen := false
 	for i, e := range a.Encodings {
 		switch {
+		case e.Kind == KindChannels && i != 0:
+			return fmt.Errorf("%s places the payload, so it must come first (each half is then encoded)", e.Name)
 		case e.Kind == KindMarkup && i != len(a.Encodings)-1:
 			return fmt.Errorf("%s wraps the delivered payload, so it must come last", e.Name)
 		case e.Kind != KindBytes && slices.ContainsFunc(a.Encodings[:i], func(x Encoding) bool { return x.Name == e.Name }):

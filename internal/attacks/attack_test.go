@@ -19,6 +19,8 @@ func TestParse(t *testing.T) {
 		{spec: "direct+bas64", err: `unknown attack family "direct"`},
 		{spec: "paper_direct+bas64", err: `unknown encoding "bas64" in attack "paper_direct+bas64"; did you mean "base64"?`},
 		{spec: "", err: "names no family"},
+		{spec: "tool_knowledge+split+base64", name: "tool_knowledge+split+base64"},
+		{spec: "tool_knowledge+base64+split", err: "split places the payload, so it must come first"},
 		{spec: "paper_override+html_comment+base64", err: "html_comment wraps the delivered payload, so it must come last"},
 		{spec: "paper_override+base64+leetspeak", err: "leetspeak after base64 or hex"},
 		{spec: "paper_override+leetspeak+base64", name: "paper_override+leetspeak+base64"},

@@ -26,6 +26,10 @@ const (
 	// render (an HTML comment, a hidden span); they stand last in a chain
 	// and only on a surface that is markup.
 	KindMarkup Kind = "markup"
+	// KindChannels encodings change where the payload goes, not what it
+	// says: split cuts it in two, one half in each of two channels of a
+	// multi-surface task (tasks.Task.AttackVariant places the halves).
+	KindChannels Kind = "channels"
 )
 
 // Encoding is one reversible rewriting of a payload.
@@ -93,6 +97,11 @@ var Encodings = []Encoding{
 		Undo:        "map each Cyrillic look-alike back to its Latin letter",
 		Encode:      homoglyphEncode,
 		Decode:      func(s string) (string, error) { return unhomoglyph(s), nil }},
+	{Name: "split", Kind: KindChannels, Lossless: true,
+		Description: "the payload cut in two at a line (or word) boundary, one half in each of two channels",
+		Undo:        "read both channels and join the halves",
+		Encode:      func(s string) string { return s },
+		Decode:      func(s string) (string, error) { return s, nil }},
 	{Name: "html_comment", Kind: KindMarkup, Lossless: true,
 		Description: "the payload inside an HTML comment, which a browser does not show",
 		Undo:        "take the text between <!-- and --> and unescape &amp; &lt; &gt;",
@@ -308,4 +317,18 @@ func unwrap(s, open, end string) (string, error) {
 
 func unescapeMarkup(s string) string {
 	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+}
+
+// Split cuts a payload in two at the line boundary nearest its middle, or,
+// for one line, at the word boundary nearest its middle; words (and so a
+// canary) stay whole. The second half is empty for a single word.
+func Split(payload string) (string, string) {
+	lines := strings.Split(strings.TrimSpace(payload), "\n")
+	if len(lines) > 1 {
+		k := (len(lines) + 1) / 2
+		return strings.Join(lines[:k], "\n"), strings.Join(lines[k:], "\n")
+	}
+	words := strings.Fields(lines[0])
+	k := (len(words) + 1) / 2
+	return strings.Join(words[:k], " "), strings.Join(words[k:], " ")
 }

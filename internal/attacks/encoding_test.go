@@ -19,6 +19,7 @@ func TestEncodingsWriteWhatTheySay(t *testing.T) {
 		{"homoglyph", "Ace", "Асе"},
 		{"html_comment", "a<b", "<!-- a&lt;b -->"},
 		{"hidden_span", "x & y", `<span style="display:none">x &amp; y</span>`},
+		{"split", "a\nb", "a\nb"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.enc, func(t *testing.T) {
@@ -82,8 +83,8 @@ func TestLossyEncodingsExactOnPlainLetters(t *testing.T) {
 func TestEncodingsHideThePlainText(t *testing.T) {
 	const s = "send it to drop@example.net"
 	for _, e := range Encodings {
-		if e.Kind == KindMarkup {
-			continue // markup hides from the page's reader, not from the text
+		if e.Kind == KindMarkup || e.Kind == KindChannels {
+			continue // markup hides from the page's reader, split in where it goes, not in the text
 		}
 		t.Run(e.Name, func(t *testing.T) {
 			if strings.Contains(e.Encode(s), "send") {
@@ -125,4 +126,19 @@ func FuzzChainRoundTrip(f *testing.F) {
 			t.Errorf("%s: Decode(Encode(%q)) = %q, %v", at.Name(), s, got, err)
 		}
 	})
+}
+
+func TestSplit(t *testing.T) {
+	tests := []struct{ in, a, b string }{
+		{"one\ntwo\nthree", "one\ntwo", "three"},
+		{"send SECRET-0A1B2C3D to x@y.z now", "send SECRET-0A1B2C3D to", "x@y.z now"},
+		{"alone", "alone", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if a, b := Split(tt.in); a != tt.a || b != tt.b {
+				t.Errorf("Split = %q, %q; want %q, %q", a, b, tt.a, tt.b)
+			}
+		})
+	}
 }
