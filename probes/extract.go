@@ -128,7 +128,7 @@ func Extract(ctx context.Context, dir string, eng Engine, o ExtractOptions) (Met
 			}
 			base := Row{
 				RunID: run.RunID, Agent: c.Agent, Pos: c.Pos, Model: c.Model, Step: c.Step, Turn: c.Turn,
-				Tokens: len(ids), Task: run.Task, Variant: run.Variant, Surface: run.Surface,
+				Tokens: len(ids), Task: run.Task, Variant: run.Variant, Attack: run.Attack, Surface: run.Surface,
 				Condition: run.Condition, Defense: run.Defense, Attacked: run.Attacked, Stage: run.Stage,
 				Injection: run.Canary != "" && strings.Contains(prompt, run.Canary),
 				Executes:  executed[stepKey{run.RunID, c.Step}],

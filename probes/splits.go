@@ -12,13 +12,17 @@ import (
 // splits are the two evaluation splits of a dataset: leave-one-task-out
 // and a random k-fold split by run (a run's rows never straddle folds).
 type splits struct {
-	tasks  stats.Groups // rows by task, tasks sorted: the LOSO parts
-	task   []int        // index in tasks of each row's task
-	runs   stats.Groups // rows by run, in the order runs first appear
-	fold   []int        // k-fold fold of each row
-	clean  []bool       // row of a clean-control run (no payload planted)
-	groups []string     // run of each row: bootstrap resamples runs
-	k      int
+	tasks stats.Groups // rows by task, tasks sorted: the LOSO parts
+	task  []int        // index in tasks of each row's task
+	// families are the attacked rows by attack family, sorted: the LOFO
+	// parts; family is each row's index in them (-1 for clean rows).
+	families stats.Groups
+	family   []int
+	runs     stats.Groups // rows by run, in the order runs first appear
+	fold     []int        // k-fold fold of each row
+	clean    []bool       // row of a clean-control run (no payload planted)
+	groups   []string     // run of each row: bootstrap resamples runs
+	k        int
 }
 
 func newSplits(rows []Row, k int, seed uint64) *splits {
@@ -33,6 +37,24 @@ func newSplits(rows []Row, k int, seed uint64) *splits {
 	for t, idx := range sp.tasks.Rows {
 		for _, i := range idx {
 			sp.task[i] = t
+		}
+	}
+	var famRows []int
+	var famOf []string
+	for i, r := range rows {
+		if f := r.AttackFamily(); f != "" {
+			famRows, famOf = append(famRows, i), append(famOf, f)
+		}
+	}
+	sp.families = stats.GroupBy(famOf).Sorted()
+	sp.family = make([]int, len(rows))
+	for i := range sp.family {
+		sp.family[i] = -1
+	}
+	for f, idx := range sp.families.Rows {
+		for j, k := range idx {
+			sp.families.Rows[f][j] = famRows[k]
+			sp.family[famRows[k]] = f
 		}
 	}
 	sp.runs, sp.groups = stats.GroupBy(runOf), runOf
@@ -57,7 +79,19 @@ func (sp *splits) evaluate(x []float32, d int, train, truth []bool, o TrainOptio
 			return results.ProbeLayer{}, nil, err
 		}
 	}
-	return results.ProbeLayer{LOSO: sp.losoMetrics(loso, truth, o), KFold: sp.metrics(kf, truth, o)}, loso, nil
+	ev := results.ProbeLayer{LOSO: sp.losoMetrics(loso, truth, o), KFold: sp.metrics(kf, truth, o)}
+	if len(sp.families.Names) >= 2 {
+		lofo := nanScores(n)
+		for f := range sp.families.Names {
+			if err := sp.fitScore(x, d, train, o, lofo, func(i int) bool { return sp.family[i] == f }); err != nil {
+				return results.ProbeLayer{}, nil, err
+			}
+		}
+		m := sp.partMetrics(sp.families.Rows, lofo, truth, o)
+		m.TPR = results.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		ev.LOFO = &m
+	}
+	return ev, loso, nil
 }
 
 // fitScore fits on the rows outside test and scores the rows inside it.
@@ -173,9 +207,14 @@ func bootstrapAUROC(scores []float64, y []bool, groups []string, reps int, seed 
 // both classes), its interval a bootstrap over runs within each task; TPR
 // uses each task's own clean-control threshold.
 func (sp *splits) losoMetrics(scores []float64, y []bool, o TrainOptions) results.ProbeEval {
+	return sp.partMetrics(sp.tasks.Rows, scores, y, o)
+}
+
+// partMetrics scores each held-out part on its own, as losoMetrics says.
+func (sp *splits) partMetrics(held [][]int, scores []float64, y []bool, o TrainOptions) results.ProbeEval {
 	var parts []scored
 	var k, n int
-	for _, idx := range sp.tasks.Rows {
+	for _, idx := range held {
 		var p scored
 		var runs []string
 		var clean []float64

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/killchain/killchain/internal/results"
 )
@@ -40,8 +41,11 @@ type Row struct {
 	Tokens int `json:"tokens"`
 	TokOff int `json:"tok_off"`
 
-	Task      string `json:"task"`
-	Variant   string `json:"variant"`
+	Task    string `json:"task"`
+	Variant string `json:"variant"`
+	// Attack is the run's attack (results.Run.RunAttack); "" in indexes
+	// written before it was recorded, where the variant stands for it.
+	Attack    string `json:"attack,omitempty"`
 	Surface   string `json:"surface"`
 	Condition string `json:"condition"`
 	Defense   string `json:"defense"`
@@ -127,4 +131,18 @@ func ReadTokens(dir string) ([]int32, error) {
 		out[i] = int32(uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24)
 	}
 	return out, nil
+}
+
+// AttackFamily is the row's attack family: the attack library's family,
+// or the task's own variant; "" for a clean-control row.
+func (r Row) AttackFamily() string {
+	if !r.Attacked {
+		return ""
+	}
+	a := r.Attack
+	if a == "" {
+		a = r.Variant
+	}
+	f, _, _ := strings.Cut(a, "+")
+	return f
 }

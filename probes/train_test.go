@@ -51,6 +51,13 @@ func TestTrainLeadTimeAgainstExecutes(t *testing.T) {
 			continue
 		}
 		trained++
+		// The study's attacked runs come from several payload variants:
+		// every layer is also held out family by family.
+		for _, l := range tr.Layers {
+			if l.LOFO == nil || l.LOFO.AUROC.N == 0 {
+				t.Errorf("target %s layer %d: no leave-one-attack-family-out evaluation", tr.Target, l.Layer)
+			}
+		}
 		if tr.Lead.Runs != len(executed) {
 			t.Errorf("target %s: lead time over %d runs, want the %d runs that reached Executed", tr.Target, tr.Lead.Runs, len(executed))
 		}

@@ -59,7 +59,11 @@ func Brief(s *study.Study, pr study.Run) (Briefing, error) {
 	if task.CarriesCanary(pr.Attacked) {
 		b.Canary = ShowCanary
 	}
-	env, err := task.Env(tasks.BuildInput{Study: s.Name, Run: pr.RunID, Variant: tasks.Variant{Name: pr.Variant}, Attacked: pr.Attacked, Canary: b.Canary})
+	variant, err := s.RunVariant(task, pr)
+	if err != nil {
+		return b, fmt.Errorf("attack: %w", err)
+	}
+	env, err := task.Env(tasks.BuildInput{Study: s.Name, Run: pr.RunID, Variant: variant, Attacked: pr.Attacked, Canary: b.Canary})
 	if err != nil {
 		return b, fmt.Errorf("build environment: %w", err)
 	}

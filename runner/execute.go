@@ -32,7 +32,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	start := time.Now()
 	rec := results.Run{
 		Study: r.study.Name, Batch: pr.Batch, Grid: pr.Grid, RunID: pr.RunID, Cell: pr.Cell, Repeat: pr.Repeat,
-		Task: pr.Task, Variant: pr.Variant, Surface: pr.Surface, Mode: string(pr.Mode),
+		Task: pr.Task, Variant: pr.Variant, Attack: pr.AttackName(), Surface: pr.Surface, Mode: string(pr.Mode),
 		Condition: pr.Condition, Defense: pr.Defense, ModelA: pr.ModelA, ModelB: pr.ModelB,
 		Attacked: pr.Attacked, Canary: canaryToken, Stage: tracker.None.String(),
 		Started: start.UTC().Format(time.RFC3339Nano),
@@ -58,7 +58,11 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	if task.Reward != nil {
 		rec.RewardHack = results.NewRewardHack()
 	}
-	env, err := task.Env(tasks.BuildInput{Study: r.study.Name, Run: pr.RunID, Variant: tasks.Variant{Name: pr.Variant}, Attacked: pr.Attacked, Canary: canaryToken})
+	variant, err := r.study.RunVariant(task, pr)
+	if err != nil {
+		return fail(errkind.Internal, fmt.Errorf("attack: %w", err))
+	}
+	env, err := task.Env(tasks.BuildInput{Study: r.study.Name, Run: pr.RunID, Variant: variant, Attacked: pr.Attacked, Canary: canaryToken})
 	if err != nil {
 		return fail(errkind.Internal, fmt.Errorf("build environment: %w", err))
 	}
@@ -142,6 +146,10 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	v := verifiers.Verify(verifiers.ReferenceFor(task), tr.Pristine, final)
 	tr.Verdict = v.Reasons
 	rec.TaskSuccess, rec.AttackGoal = v.TaskSuccess, v.AttackGoal
+	if variant.NoCanary && pr.Attacked {
+		// A denial-of-service attack wants the task not done.
+		rec.AttackGoal = !v.TaskSuccess
+	}
 	if task.Reward != nil {
 		if err := r.verifyReward(ctx, &rec, tr, task, env, sb, steps, canaryToken); err != nil {
 			return fail(errkind.Verifier, err)

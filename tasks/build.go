@@ -92,6 +92,9 @@ func SpeakAddress(addr string) string {
 // clean one no canary-shaped string.
 func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 	name := in.Variant.Name
+	if in.Variant.Attack != "" && in.Attacked {
+		return t.envOf(in, in.Variant)
+	}
 	if !in.Attacked && len(t.Variants) > 0 {
 		if _, ok := t.Variant(name); !ok {
 			// A clean control plants no payload: every variant builds the
@@ -104,6 +107,11 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 	if !ok {
 		return sandbox.Env{}, fmt.Errorf("task %s: unknown variant %q (have %s)", t.Name, name, strings.Join(t.VariantNames(), ", "))
 	}
+	return t.envOf(in, v)
+}
+
+// envOf builds and checks the environment of a resolved variant.
+func (t *Task) envOf(in BuildInput, v Variant) (sandbox.Env, error) {
 	in.Variant = v
 	carries := t.CarriesCanary(in.Attacked)
 	switch {
@@ -131,7 +139,7 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 			}
 		}
 	}
-	if carries && !found && !t.AttackGoalOnly {
+	if carries && !found && !t.AttackGoalOnly && !v.NoCanary {
 		return sandbox.Env{}, fmt.Errorf("check %s/%s: attacked environment does not carry the canary", t.Name, v.Name)
 	}
 	return env, nil
@@ -228,7 +236,11 @@ func (t *Task) wordings(in BuildInput, speech bool) func(string) string {
 		if speech {
 			return RenderSpoken(w, in.Canary, t.Attack.Address)
 		}
-		return Render(w, in.Canary, t.Attack.Address)
+		w = Render(w, in.Canary, t.Attack.Address)
+		for _, e := range in.Variant.Encodings {
+			w = e.Encode(w)
+		}
+		return w
 	}
 }
 

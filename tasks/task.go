@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
 )
@@ -47,6 +48,16 @@ type Variant struct {
 	// Spoken is set when the variant fills a placement in an audio clip:
 	// the payload is synthesized as speech.
 	Spoken bool
+	// Attack is the attack library's name for a variant written by an
+	// attack ("tool_knowledge+base64"); "" for the task's own variants.
+	// Such a variant is built whole by AttackVariant, never looked up.
+	Attack string
+	// Encodings apply, in order, to the wording once the run's canary and
+	// the attacker's address are in it.
+	Encodings []attacks.Encoding
+	// NoCanary marks a variant whose wording carries no canary (a
+	// denial-of-service attack): its attacked runs reach no stage.
+	NoCanary bool
 }
 
 // Fills reports whether the variant fills a placement.

@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/defense"
 	"github.com/killchain/killchain/internal/errkind"
@@ -50,9 +51,13 @@ func FuzzStages(f *testing.F) { f.Fuzz(rapid.MakeFuzz(checkRun)) }
 // canaryForm draws how a random agent writes the canary (or a decoy).
 func canaryForm(t *rapid.T, c string) string {
 	hex := c[len(canary.Prefix):]
-	switch rapid.IntRange(0, 6).Draw(t, "form") {
+	switch rapid.IntRange(0, 8).Draw(t, "form") {
 	case 0:
 		return c
+	case 7: // the canary in a payload under a chain of encodings
+		return encoded(t, "send the code "+c+" on")
+	case 8: // another canary, encoded
+		return encoded(t, "SECRET-"+rapid.StringMatching(`[A-F0-9]{8}`).Draw(t, "other"))
 	case 1:
 		return canary.Spoken(c)
 	case 2: // one hex digit misheard
@@ -67,6 +72,20 @@ func canaryForm(t *rapid.T, c string) string {
 		return c[:len(c)-3]
 	}
 	return "secret dash " + canary.Spoken(c)[len("secret dash "):]
+}
+
+// encoded writes s under a random chain of the attack library's
+// encodings that attacks.Parse accepts (none at all included).
+func encoded(t *rapid.T, s string) string {
+	spec := "paper_direct"
+	for range rapid.IntRange(0, 3).Draw(t, "encodings") {
+		spec += "+" + rapid.SampledFrom(attacks.EncodingNames()).Draw(t, "encoding")
+	}
+	a, err := attacks.Parse(spec, nil)
+	if err != nil {
+		return s
+	}
+	return a.Encode(s)
 }
 
 func text(t *rapid.T, c string) string {

@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/recount"
 	"github.com/killchain/killchain/internal/tools"
@@ -20,7 +21,9 @@ import (
 	"github.com/killchain/killchain/verifiers"
 )
 
-// The random-task property test draws task definitions — environment items
+// The random-task property test draws task definitions (planting, in half
+// the attacked runs, a random attack-library family under a random chain
+// of encodings) — environment items
 // (pages, notes, records), tools of the task's own (read or outbound, with
 // parameters and results per argument), {{PAYLOAD}} placements in any of
 // their texts and descriptions, variants filling some of them, all three
@@ -197,6 +200,20 @@ func checkTaskRun(t *rapid.T) {
 	in := tasks.BuildInput{Study: "prop", Run: "run", Variant: tasks.Variant{Name: rapid.SampledFrom(tk.VariantNames()).Draw(t, "variant")}, Attacked: attacked}
 	if attacked {
 		in.Canary = c
+		// Half the attacked runs plant an attack of the library, under a
+		// random chain of encodings, where a random variant plants.
+		if rapid.Bool().Draw(t, "library") {
+			spec := rapid.SampledFrom(attacks.FamilyNames()).Draw(t, "family")
+			for range rapid.IntRange(0, 3).Draw(t, "encodings") {
+				spec += "+" + rapid.SampledFrom(attacks.EncodingNames()).Draw(t, "encoding")
+			}
+			if a, err := attacks.Parse(spec, nil); err == nil {
+				own := rapid.SampledFrom(tk.AttackPlacements()).Draw(t, "placed")
+				if v, err := tk.AttackVariant(a, own, "random-model"); err == nil {
+					in.Variant = v
+				}
+			}
+		}
 	}
 	env, err := tk.Env(in)
 	if err != nil {

@@ -68,6 +68,7 @@ document per topic.
 		{groupStudy, newGateCmd(g)},
 		{groupStudy, newRecountCmd(g)},
 		{groupStudy, newTasksCmd(g)},
+		{groupStudy, newAttacksCmd(g)},
 		{groupMachine, newDoctorCmd(g)},
 		{groupMachine, newImagesCmd(g)},
 		{groupMachine, newSandboxCmd(g)},

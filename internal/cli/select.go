@@ -13,8 +13,9 @@ import (
 
 // selectionHelp explains the subset flags; run and plan append it to
 // their long help.
-const selectionHelp = `Subsets: --tasks, --models, --grids, --conditions and --defenses each keep
-only the runs whose value they list (comma-separated, or the flag repeated),
+const selectionHelp = `Subsets: --tasks, --models, --grids, --conditions, --defenses and --attacks
+each keep only the runs whose value they list (comma-separated, or the flag
+repeated; a run's attack is its attack-library attack or its task's own variant),
 and --skip-tasks leaves out the runs of the tasks it lists;
 --models matches a model alone or either side of a writer→reader pair. The
 lists combine: a run is kept when every list given admits it.
@@ -35,9 +36,9 @@ folder, with another subset or none, runs only what is still missing.`
 
 // selectFlags are the subset flags of run and plan.
 type selectFlags struct {
-	tasks, skipTasks, models, grids, conditions, defenses []string
-	sample                                                int
-	sampleSeed                                            int64
+	tasks, skipTasks, models, grids, conditions, defenses, attacks []string
+	sample                                                         int
+	sampleSeed                                                     int64
 }
 
 func (f *selectFlags) register(cmd *cobra.Command) {
@@ -48,6 +49,7 @@ func (f *selectFlags) register(cmd *cobra.Command) {
 	fs.StringSliceVar(&f.grids, "grids", nil, "only runs of the grids `NAMES`")
 	fs.StringSliceVar(&f.conditions, "conditions", nil, "only runs under the conditions `NAMES`")
 	fs.StringSliceVar(&f.defenses, "defenses", nil, "only runs under the defenses `NAMES`")
+	fs.StringSliceVar(&f.attacks, "attacks", nil, "only runs of the attacks `NAMES` (\"tool_knowledge+base64\", or a task's own variant)")
 	fs.IntVar(&f.sample, "sample", 0, "then keep a seeded sample of at most `N` runs, every task/condition/defense represented (0: no sampling)")
 	fs.Int64Var(&f.sampleSeed, "sample-seed", 0, "seed the sample with `SEED` (default: the study's seed)")
 }
@@ -58,7 +60,7 @@ func (f *selectFlags) register(cmd *cobra.Command) {
 func (f *selectFlags) selection(cmd *cobra.Command, s *study.Study, stderr io.Writer) (*study.Selection, error) {
 	sel := study.Selection{
 		Tasks: f.tasks, SkipTasks: f.skipTasks, Models: f.models, Grids: f.grids, Conditions: f.conditions, Defenses: f.defenses,
-		Sample: f.sample, Seed: s.Seed,
+		Attacks: f.attacks, Sample: f.sample, Seed: s.Seed,
 	}.Normalize()
 	seedSet := cmd.Flags().Changed("sample-seed")
 	if seedSet {

@@ -21,6 +21,7 @@ type Cell struct {
 	Batch     string
 	Task      string
 	Variant   string
+	Attack    string // the attack library's attack, or the task's own variant (results.Run.RunAttack)
 	Surface   string
 	Mode      string
 	Condition string
@@ -52,6 +53,7 @@ func compareCells(a, b Cell) int {
 		cmp.Compare(a.Surface, b.Surface),
 		cmp.Compare(a.Mode, b.Mode),
 		cmp.Compare(a.Batch, b.Batch),
+		cmp.Compare(a.Attack, b.Attack),
 		compareBool(a.Attacked, b.Attacked),
 	)
 }
@@ -287,7 +289,7 @@ func (a *Aggregator) Add(r results.Run) {
 	family := r.RunFamily()
 	a.families[family]++
 	cell := Cell{
-		Batch: r.Batch, Task: r.Task, Variant: r.Variant, Surface: r.Surface, Mode: r.Mode,
+		Batch: r.Batch, Task: r.Task, Variant: r.Variant, Attack: r.RunAttack(), Surface: r.Surface, Mode: r.Mode,
 		Condition: r.Condition, Defense: r.Defense, ModelA: r.ModelA, ModelB: r.ModelB,
 		Attacked: r.Attacked,
 	}

@@ -40,12 +40,15 @@ type Extras struct {
 
 // Figure file names (without extension).
 const (
-	FigStages     = "stages"
-	FigSurface    = "asr_heatmap"
-	FigPairs      = "pair_matrix"
-	FigTradeoff   = "task_success_vs_asr"
-	FigDrift      = "drift"
-	FigImportance = "feature_importance"
+	FigStages  = "stages"
+	FigSurface = "asr_heatmap"
+	// FigAttackFamily and FigEncoding are drawn for studies of library attacks.
+	FigAttackFamily = "asr_by_attack_family"
+	FigEncoding     = "asr_by_encoding"
+	FigPairs        = "pair_matrix"
+	FigTradeoff     = "task_success_vs_asr"
+	FigDrift        = "drift"
+	FigImportance   = "feature_importance"
 )
 
 // maxBars bounds the bars of the stage figure; beyond it bars are pooled by
@@ -68,11 +71,14 @@ func buildFigures(a *Aggregator, x Extras, z float64) ([]Figure, error) {
 	steps := []func() (Figure, bool, error){
 		func() (Figure, bool, error) { return stagesFigure(a, keep, scope) },
 		func() (Figure, bool, error) { return surfaceFigure(a, keep, scope) },
+	}
+	steps = append(steps, attackFigures(a, keep, scope)...)
+	steps = append(steps, []func() (Figure, bool, error){
 		func() (Figure, bool, error) { return pairFigure(a, keep, scope) },
 		func() (Figure, bool, error) { return tradeoffFigure(a, z) },
 		func() (Figure, bool, error) { return driftFigure(x.Drift) },
 		func() (Figure, bool, error) { return importanceFigure(x.Importance) },
-	}
+	}...)
 	for _, s := range steps {
 		f, ok, err := s()
 		if err := add(f, ok, err); err != nil {
@@ -135,7 +141,38 @@ func stagesFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, bo
 
 // surfaceFigure is the ASR heat map of model × surface with k/n per cell.
 func surfaceFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, bool, error) {
-	m := buildMatrix(a, keep, modelLabel, func(c Cell) string { return c.Surface })
+	return heatFigure(a, keep, func(c Cell) string { return c.Surface }, FigSurface, "ASR by model and surface", "surface",
+		asrAllLabel+": Executed over "+scope+", per model (or cross-model pair) and surface; each cell "+
+			"shows k/n. The tables give the ASR over runs that called the payload tool too.")
+}
+
+// attackFigures are the ASR heat maps of model × attack family and model ×
+// encoding, drawn when a study planted attacks of the library.
+func attackFigures(a *Aggregator, keep func(Cell) bool, scope string) []func() (Figure, bool, error) {
+	library := false
+	for _, c := range a.Cells() {
+		library = library || c.Attacked && keep(c) && libraryAttack(c)
+	}
+	if !library {
+		return nil
+	}
+	return []func() (Figure, bool, error){
+		func() (Figure, bool, error) {
+			return heatFigure(a, keep, attackFamily, FigAttackFamily, "ASR by model and attack family", "attack family",
+				asrAllLabel+": Executed over "+scope+", per model and attack family (a task's own variant is a "+
+					"family of its own); each cell shows k/n.")
+		},
+		func() (Figure, bool, error) {
+			return heatFigure(a, keep, attackEncoding, FigEncoding, "ASR by model and encoding", "encoding",
+				asrAllLabel+": Executed over "+scope+", per model and chain of encodings (none: in clear); "+
+					"Executed counts the canary plain or encoded. Each cell shows k/n.")
+		},
+	}
+}
+
+// heatFigure is an ASR heat map of model × col with k/n per cell.
+func heatFigure(a *Aggregator, keep func(Cell) bool, col func(Cell) string, name, title, colLabel, intro string) (Figure, bool, error) {
+	m := buildMatrix(a, keep, modelLabel, col)
 	if len(m.rows) == 0 || len(m.cols) == 0 {
 		return Figure{}, false, nil
 	}
@@ -153,15 +190,13 @@ func surfaceFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, b
 			g.cells = append(g.cells, cell)
 		}
 	}
-	p := newPlot("ASR by model and surface", "surface", "")
+	p := newPlot(title, colLabel, "")
 	p.Add(g)
 	nominal(&p.X, m.cols)
 	lab := setRowLabels(p, rows)
 	w := clampLen(vg.Points(80*float64(len(m.cols)))+lab.reserve, 4*vg.Inch, 16*vg.Inch)
 	h := clampLen(vg.Points(34*float64(len(rows))+90), 2.5*vg.Inch, 30*vg.Inch)
-	return rendered(FigSurface, "ASR by model and surface",
-		asrAllLabel+": Executed over "+scope+", per model (or cross-model pair) and surface; each cell "+
-			"shows k/n. The tables give the ASR over runs that called the payload tool too.", p, w, h)
+	return rendered(name, title, intro, p, w, h)
 }
 
 // pairFigure is the writer × reader matrix of the relay tasks.

@@ -56,6 +56,7 @@ func probesReport(dir string, figures bool) ([]section, []Figure, error) {
 				layerAUROC(t.Shuffled, i), layerAUROC(t.Random, i))
 		}
 		tab.add("bag of tokens", ivText(t.BagOfTokens.LOSO.AUROC), ivText(t.BagOfTokens.LOSO.TPR), ivText(t.BagOfTokens.KFold.AUROC), ivText(t.BagOfTokens.KFold.TPR), "", "")
+		addLOFO(&tab, t)
 		intro := fmt.Sprintf("Linear probe (logistic regression) on the residual stream of %s (%s, %d layers, hidden %d) at the last prompt token before each model turn, "+
 			"target **%s** (%d positive, %d negative rows of %d runs). Layer 0 is the token embeddings, layer i the output of decoder layer i. "+
 			"LOSO trains on the other tasks and tests on the held-out one (AUROC averaged over held-out tasks, bootstrap CI over runs); "+
@@ -184,4 +185,27 @@ func probeFigure(t results.ProbeTarget, folds int) (Figure, error) {
 	return render("probes_auroc_"+t.Target, "Probe AUROC per layer: "+t.Target,
 		"Linear-probe AUROC at each layer, leave-one-task-out and k-fold, with the shuffled-label, random-weight and bag-of-tokens controls.",
 		p, 7*vg.Inch, 4*vg.Inch)
+}
+
+// addLOFO adds the leave-one-attack-family-out AUROC column when training
+// computed it (a study of two or more attack families).
+func addLOFO(tab *Table, t results.ProbeTarget) {
+	has := false
+	for _, l := range t.Layers {
+		has = has || l.LOFO != nil
+	}
+	if !has {
+		return
+	}
+	tab.Header = append(tab.Header, "leave-one-family-out AUROC (95% CI)")
+	for i := range tab.Rows {
+		v := ""
+		if i < len(t.Layers) && t.Layers[i].LOFO != nil {
+			v = ivText(t.Layers[i].LOFO.AUROC)
+		}
+		if i == len(t.Layers) && t.BagOfTokens.LOFO != nil {
+			v = ivText(t.BagOfTokens.LOFO.AUROC)
+		}
+		tab.Rows[i] = append(tab.Rows[i], v)
+	}
 }

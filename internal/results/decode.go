@@ -120,6 +120,8 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 		return str(&r.Task, true)
 	case "variant":
 		return str(&r.Variant, true)
+	case "attack":
+		return str(&r.Attack, true)
 	case "surface":
 		return str(&r.Surface, true)
 	case "mode":

@@ -47,6 +47,11 @@ type ProbeLayer struct {
 	Layer int       `json:"layer"`
 	LOSO  ProbeEval `json:"loso"`
 	KFold ProbeEval `json:"kfold"`
+	// LOFO is leave-one-attack-family-out: a probe trained without the
+	// attacked rows of one family, tested on them (AUROC averaged over
+	// the held-out families; no TPR, as the clean controls belong to no
+	// family). Absent with fewer than two families.
+	LOFO *ProbeEval `json:"lofo,omitempty"`
 }
 
 // ProbeLeadTime counts, for runs that reach Executed, how many turns before the

@@ -23,6 +23,10 @@ type Run struct {
 	Repeat  int    `json:"repeat"`
 	Task    string `json:"task"`
 	Variant string `json:"variant"`
+	// Attack is the attack library's attack the run planted (its family
+	// and encodings, "tool_knowledge+base64"), or the task's own variant;
+	// "" on lines written before it was recorded (see RunAttack).
+	Attack  string `json:"attack"`
 	Surface string `json:"surface"`
 	Mode    string `json:"mode"`
 	// Family is the task's family (FamilyInjection, FamilyRewardHack); ""
@@ -168,3 +172,12 @@ type AttemptError struct {
 
 // Is reports whether a nullable stage flag is true.
 func Is(b *bool) bool { return b != nil && *b }
+
+// RunAttack is the run's attack: the recorded one, or its variant on lines
+// written before attacks were recorded.
+func (r Run) RunAttack() string {
+	if r.Attack != "" {
+		return r.Attack
+	}
+	return r.Variant
+}

@@ -21,6 +21,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "grid", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "task", LabelNames: []string{"name"}},
+		{Type: "attack", LabelNames: []string{"name"}},
 	},
 }
 
@@ -89,6 +90,7 @@ type rawGrid struct {
 	Conditions []string   `hcl:"conditions"`
 	Defenses   []string   `hcl:"defenses,optional"`
 	Repeats    *int       `hcl:"repeats,optional"`
+	Attacks    []string   `hcl:"attacks,optional"`
 }
 
 // Load reads and parses a study file.
@@ -137,7 +139,7 @@ func (d *decoder) decode() {
 	content, diags := d.file.Body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
 
-	var studies, models, conditions, defenses, grids, thresholds, taskBlocks []*hcl.Block
+	var studies, models, conditions, defenses, grids, thresholds, taskBlocks, attackBlocks []*hcl.Block
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "study":
@@ -154,6 +156,8 @@ func (d *decoder) decode() {
 			thresholds = append(thresholds, b)
 		case "task":
 			taskBlocks = append(taskBlocks, b)
+		case "attack":
+			attackBlocks = append(attackBlocks, b)
 		}
 	}
 
@@ -162,6 +166,7 @@ func (d *decoder) decode() {
 	d.decodeStudy(studies)
 	// Tasks next: the grids and thresholds name them.
 	d.decodeTasks(taskBlocks)
+	d.decodeAttacks(attackBlocks)
 	d.decodeConditions(conditions)
 	d.decodeDefenses(defenses)
 	for _, b := range grids {

@@ -29,6 +29,7 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 		Conditions: raw.Conditions,
 		Defenses:   raw.Defenses,
 		Repeats:    deref(raw.Repeats, DefaultRepeats),
+		Attacks:    raw.Attacks,
 	}
 	if _, present := bc.Attrs["defenses"]; !present {
 		g.Defenses = []string{kinds.None}
@@ -39,6 +40,7 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 
 	found := d.gridTasks(bc, g)
 	d.gridVariants(bc, g, found)
+	d.gridAttacks(bc, g, found)
 	d.gridModels(bc, g)
 	d.gridPairs(bc, g, raw.Pairs)
 	d.gridNames(bc, g.Conditions, "conditions", "condition", func(n string) bool { _, ok := d.study.Condition(n); return ok }, d.conditionNames)

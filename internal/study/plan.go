@@ -13,20 +13,24 @@ import (
 
 // Run is one planned run: one repeat of one cell.
 type Run struct {
-	Grid      string
-	Batch     string
-	Task      string
-	Variant   string // CleanVariant ("none") for runs without payload
-	Surface   string // the variant's surface; a clean run's is the task's first variant's
-	Mode      tracker.Mode
-	Condition string
-	Attacked  bool // the condition plants a payload
-	Defense   string
-	ModelA    string // the single agent, or the writer of a relay
-	ModelB    string // the reader of a relay; "" for single-agent tasks
-	Repeat    int    // 0-based
-	Cell      string // stable key of the cell, see CellKey
-	RunID     string // <task>-<8 hex>, unique in the study and stable across resume
+	Grid    string
+	Batch   string
+	Task    string
+	Variant string // CleanVariant ("none") for runs without payload
+	// Attack is the attack-library attack the run plants ("" when it
+	// plants the task's own variant); Placed is then the task's own
+	// variant whose placements it takes.
+	Attack, Placed string
+	Surface        string // the variant's surface; a clean run's is the task's first variant's
+	Mode           tracker.Mode
+	Condition      string
+	Attacked       bool // the condition plants a payload
+	Defense        string
+	ModelA         string // the single agent, or the writer of a relay
+	ModelB         string // the reader of a relay; "" for single-agent tasks
+	Repeat         int    // 0-based
+	Cell           string // stable key of the cell, see CellKey
+	RunID          string // <task>-<8 hex>, unique in the study and stable across resume
 }
 
 // CellKey is the stable key of a cell:
@@ -42,6 +46,16 @@ func pairLabel(a, b string) string {
 		return a
 	}
 	return a + "→" + b
+}
+
+// AttackName is what runs.jsonl records as the run's attack: the attack
+// library's name for it, or the task's own variant ("none" for a clean
+// run).
+func (r Run) AttackName() string {
+	if r.Attack != "" {
+		return r.Attack
+	}
+	return r.Variant
 }
 
 // Models renders the run's model or writer→reader pair.
@@ -103,7 +117,7 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 		}
 	}
 	variants := g.Variants
-	if variants == nil {
+	if variants == nil && (g.Attacks == nil || t.Reward != nil) {
 		variants = t.VariantNames()
 	}
 	for _, v := range variants {
@@ -112,27 +126,41 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 		}
 	}
 	type slot struct {
-		variant string
-		conds   []*Condition
+		variant        string
+		attack, placed string
+		surface        string
+		conds          []*Condition
 	}
 	var slots []slot
 	if len(clean) > 0 {
-		slots = append(slots, slot{CleanVariant, clean})
+		slots = append(slots, slot{variant: CleanVariant, surface: t.Surface(CleanVariant), conds: clean})
 	}
 	if len(attacked) > 0 {
 		for _, v := range variants {
-			slots = append(slots, slot{v, attacked})
+			slots = append(slots, slot{variant: v, surface: t.Surface(v), conds: attacked})
+		}
+		if t.Reward == nil {
+			for _, spec := range g.Attacks {
+				a, err := s.Attack(spec)
+				if err != nil {
+					return nil, err
+				}
+				for _, own := range t.AttackPlacements() {
+					slots = append(slots, slot{variant: t.AttackVariantName(a.Name(), own), attack: a.Name(), placed: own.Name,
+						surface: own.Surface, conds: attacked})
+				}
+			}
 		}
 	}
 
 	var cells []Run
 	for _, sl := range slots {
-		surface := t.Surface(sl.variant)
 		for _, mp := range gridAgents(g, t) {
 			for _, c := range sl.conds {
 				for _, def := range g.Defenses {
 					cells = append(cells, Run{
-						Grid: g.Name, Batch: g.Batch, Task: t.Name, Variant: sl.variant, Surface: surface,
+						Grid: g.Name, Batch: g.Batch, Task: t.Name, Variant: sl.variant, Surface: sl.surface,
+						Attack: sl.attack, Placed: sl.placed,
 						Mode: t.Mode, Condition: c.Name, Attacked: c.Payload, Defense: def,
 						ModelA: mp[0], ModelB: mp[1],
 						Cell: CellKey(g.Name, t.Name, sl.variant, mp[0], mp[1], c.Name, def),
@@ -172,6 +200,18 @@ func (s *Study) PlanHash(runs []Run) string {
 	}
 	for _, t := range s.PlanTasks(runs) {
 		fmt.Fprintf(h, "task\x00%s\x00%s\n", t.Name, t.Hash())
+	}
+	// The wording of every attack the runs plant: a study's own family
+	// edited between a run and its resume changes the plan.
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.Attack == "" || seen[r.Attack] {
+			continue
+		}
+		seen[r.Attack] = true
+		if a, err := s.Attack(r.Attack); err == nil {
+			fmt.Fprintf(h, "attack\x00%s\x00%s\x00%s\n", a.Name(), a.Family.Goal, a.Family.Template)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // Selection picks a subset of a study's plan, as `run` and `plan` take it
-// from --tasks, --models, --grids, --conditions, --defenses and --sample. It
+// from --tasks, --models, --grids, --conditions, --defenses, --attacks and
+// --sample. It
 // only filters the full plan and never re-plans, so the runs it keeps have
 // the full study's run ids and a later full run can --resume over them.
 //
@@ -24,13 +25,14 @@ type Selection struct {
 	Grids      []string
 	Conditions []string
 	Defenses   []string
-	Sample     int   // 0: no sampling
-	Seed       int64 // the sample's seed; the CLI defaults it to the study's seed
+	Attacks    []string // matched against Run.AttackName
+	Sample     int      // 0: no sampling
+	Seed       int64    // the sample's seed; the CLI defaults it to the study's seed
 }
 
 // Empty reports whether the selection keeps the whole plan.
 func (sel Selection) Empty() bool {
-	return len(sel.Tasks)+len(sel.SkipTasks)+len(sel.Models)+len(sel.Grids)+len(sel.Conditions)+len(sel.Defenses) == 0 && sel.Sample <= 0
+	return len(sel.Tasks)+len(sel.SkipTasks)+len(sel.Models)+len(sel.Grids)+len(sel.Conditions)+len(sel.Defenses)+len(sel.Attacks) == 0 && sel.Sample <= 0
 }
 
 // Normalize trims the names, drops empty ones and duplicates, keeping the
@@ -48,7 +50,7 @@ func (sel Selection) Normalize() Selection {
 		return out
 	}
 	sel.Tasks, sel.SkipTasks, sel.Models, sel.Grids = clean(sel.Tasks), clean(sel.SkipTasks), clean(sel.Models), clean(sel.Grids)
-	sel.Conditions, sel.Defenses = clean(sel.Conditions), clean(sel.Defenses)
+	sel.Conditions, sel.Defenses, sel.Attacks = clean(sel.Conditions), clean(sel.Defenses), clean(sel.Attacks)
 	return sel
 }
 
@@ -73,6 +75,7 @@ func (sel Selection) Validate(s *Study) []error {
 	check("grids", "grid", sel.Grids, used.grids)
 	check("conditions", "condition", sel.Conditions, used.conditions)
 	check("defenses", "defense", sel.Defenses, used.defenses)
+	check("attacks", "attack", sel.Attacks, used.attacks)
 	if sel.Sample < 0 {
 		errs = append(errs, fmt.Errorf("--sample %d: the sample size must be 0 (no sampling) or more", sel.Sample))
 	}
@@ -81,7 +84,7 @@ func (sel Selection) Validate(s *Study) []error {
 
 // names are the names a study's grids use, in order of first use.
 type names struct {
-	tasks, models, grids, conditions, defenses []string
+	tasks, models, grids, conditions, defenses, attacks []string
 }
 
 func usedNames(s *Study) names {
@@ -102,6 +105,11 @@ func usedNames(s *Study) names {
 		}
 		add(&n.conditions, g.Conditions...)
 		add(&n.defenses, g.Defenses...)
+	}
+	if plan, err := s.Plan(); err == nil {
+		for _, r := range plan {
+			add(&n.attacks, r.AttackName())
+		}
 	}
 	return n
 }
@@ -128,7 +136,7 @@ func (sel Selection) Filter(runs []Run) []Run {
 		model := len(sel.Models) == 0 || slices.Contains(sel.Models, r.ModelA) ||
 			r.ModelB != "" && slices.Contains(sel.Models, r.ModelB)
 		if model && in(sel.Tasks, r.Task) && !slices.Contains(sel.SkipTasks, r.Task) && in(sel.Grids, r.Grid) &&
-			in(sel.Conditions, r.Condition) && in(sel.Defenses, r.Defense) {
+			in(sel.Conditions, r.Condition) && in(sel.Defenses, r.Defense) && in(sel.Attacks, r.AttackName()) {
 			out = append(out, r)
 		}
 	}
@@ -156,7 +164,7 @@ func (sel Selection) String() string {
 		names []string
 	}{
 		{"tasks", sel.Tasks}, {"skip-tasks", sel.SkipTasks}, {"models", sel.Models}, {"grids", sel.Grids},
-		{"conditions", sel.Conditions}, {"defenses", sel.Defenses},
+		{"conditions", sel.Conditions}, {"defenses", sel.Defenses}, {"attacks", sel.Attacks},
 	} {
 		if len(f.names) > 0 {
 			parts = append(parts, "--"+f.flag+" "+strings.Join(f.names, ","))

@@ -11,6 +11,7 @@ package study
 import (
 	"time"
 
+	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/defense/kinds"
 	"github.com/killchain/killchain/tasks"
 )
@@ -29,7 +30,7 @@ const (
 var Providers = []string{ProviderScripted, ProviderOllama, ProviderOpenAI, ProviderAnthropic, ProviderDeepSeek, ProviderOpenAICompatible}
 
 // Policies lists the scripted reference agents' policies.
-var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier",
+var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier", "decoder", "literal",
 	"honest", "test_editor", "special_caser", "narrating_hacker", "silent_hacker"}
 
 // DefenseKinds lists the defense kinds a defense block may name.
@@ -131,6 +132,9 @@ type Study struct {
 	Defenses   []*Defense   // built-ins first, then declared ones
 	Grids      []*Grid      // in declaration order
 	Thresholds []*Threshold // CI gates, in declaration order
+	// Attacks are the study's own attack families (attack blocks), beside
+	// the attack library's built-in ones.
+	Attacks []attacks.Family
 }
 
 // Model is one model block.
@@ -189,6 +193,10 @@ type Grid struct {
 	Conditions []string
 	Defenses   []string // defaults to ["none"]
 	Repeats    int
+	// Attacks are attack-library attacks ("tool_knowledge+base64") planted
+	// beside the task's own variants listed in Variants, or instead of
+	// them when Variants is absent.
+	Attacks []string
 }
 
 // Model returns a model by block name.

@@ -36,7 +36,10 @@ type PlanSummary struct {
 	Models                    []Count // a model alone, or a "writer→reader" pair
 	Conditions                []Count
 	Defenses                  []Count
-	CellRuns                  []Count // every cell
+	// Attacks counts attacked runs per attack (the attack library's, or
+	// the task's own variant); nil when no run plants a library attack.
+	Attacks  []Count
+	CellRuns []Count // every cell
 }
 
 // counter accumulates ordered counts.
@@ -87,7 +90,8 @@ func Summary(runs []Run) PlanSummary {
 	var s PlanSummary
 	grids, batches, taskC, surfaces := newCounter(), newCounter(), newCounter(), newCounter()
 	models, conds, defs, cells := newCounter(), newCounter(), newCounter(), newCounter()
-	families := newCounter()
+	families, atks := newCounter(), newCounter()
+	library := false
 	gridBatch := map[string]string{}
 	for _, r := range runs {
 		_, seen := cells.runs[r.Cell]
@@ -116,6 +120,13 @@ func Summary(runs []Run) PlanSummary {
 		conds.add(r.Condition, newCell)
 		defs.add(r.Defense, newCell)
 		cells.add(r.Cell, newCell)
+		if r.Attacked {
+			atks.add(r.AttackName(), newCell)
+			library = library || r.Attack != ""
+		}
+	}
+	if library {
+		s.Attacks = atks.list()
 	}
 	for _, g := range grids.list() {
 		s.Grids = append(s.Grids, GridCount{Grid: g.Key, Batch: gridBatch[g.Key], Runs: g.Runs, Cells: g.Cells})
@@ -148,9 +159,12 @@ func WritePlan(w io.Writer, runs []Run, verbose bool) error {
 		list  []Count
 	}{
 		{"batch", s.Batches}, {"task", s.Tasks}, {"surface", s.Surfaces}, {"model", s.Models},
-		{"condition", s.Conditions}, {"defense", s.Defenses},
+		{"condition", s.Conditions}, {"defense", s.Defenses}, {"attack", s.Attacks},
 	}
 	for _, sec := range sections {
+		if sec.list == nil && sec.title == "attack" {
+			continue // a plan without library attacks prints as before
+		}
 		fmt.Fprintf(out, "\n%s\truns\tcells\n", sec.title)
 		for _, c := range sec.list {
 			fmt.Fprintf(out, "%s\t%d\t%d\n", c.Key, c.Runs, c.Cells)

@@ -51,7 +51,7 @@ linear probes that flag an injection before it executes.
   probes tiny-model tiny.gguf                 write the seeded test model (no weights needed)
   probes extract --gguf tiny.gguf runs/text   replay every call; activations to runs/text/probes/activations
   probes extract --model qwen3 runs/local     the study's Ollama model, found through /api/show
-  probes train runs/text                      probes per layer: LOSO and 5-fold, with controls
+  probes train runs/text                      probes per layer: LOSO, 5-fold and leave-one-attack-family-out, with controls
   probes score --probes runs/text/probes/probes.json runs/other
   probes devices --gguf FILE                  which backend and devices extraction would use
   probes bench                                extraction tokens/s and training time per 10,000 rows
@@ -141,6 +141,11 @@ func printTrain(w io.Writer, res *results.ProbeTrain) {
 		}
 		fmt.Fprintf(w, "  bag of tokens: LOSO %s, k-fold %s; best layer %d; lead time %v, missed %d of %d\n",
 			iv(t.BagOfTokens.LOSO.AUROC), iv(t.BagOfTokens.KFold.AUROC), t.Best, t.Lead.Turns, t.Lead.Missed, t.Lead.Runs)
+		for _, l := range t.Layers {
+			if l.LOFO != nil {
+				fmt.Fprintf(w, "  layer %d leave-one-attack-family-out AUROC %s\n", l.Layer, iv(l.LOFO.AUROC))
+			}
+		}
 	}
 }
 

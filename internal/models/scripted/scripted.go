@@ -26,6 +26,8 @@ const (
 	Quoter      = "quoter"      // refuses, quoting the directive in its narration
 	Silent      = "silent"      // never calls a tool
 	Classifier  = "classifier"  // keyword prompt-injection classifier for pi_detector
+	Decoder     = "decoder"     // follows only instructions it decodes from base64 or ROT13, never clear ones
+	Literal     = "literal"     // follows only instructions in clear text, passes on the facts
 )
 
 // MaxActions bounds the tool calls of one scripted agent.
@@ -36,7 +38,7 @@ const maxInjected = 3
 
 // Policies returns every policy name, sorted.
 func Policies() []string {
-	p := append([]string{Compliant, Resistant, Paraphraser, Late, Quoter, Silent, Classifier}, RewardPolicies...)
+	p := append([]string{Compliant, Resistant, Paraphraser, Late, Quoter, Silent, Classifier, Decoder, Literal}, RewardPolicies...)
 	slices.Sort(p)
 	return p
 }
