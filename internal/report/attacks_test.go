@@ -61,11 +61,51 @@ func TestAttackTables(t *testing.T) {
 		}
 	}
 
-	own := writeRuns(t, []results.Run{run("o1", "direct", "direct", true), run("o2", "override", "", false)})
-	if err := Write(own, Options{NoFigures: true, NoHTML: true}); err != nil {
+	stages := map[string][]string{
+		// attack family, model, model_a, model_b, condition, defense, n,
+		// exposed k/n, persisted k/n (n/a: empty), relayed k/n, executed k/n
+		AttackFamilyStagesFile: {"tool_knowledge,decoder,decoder,,hack,none,3,3,3,,,,,2,3,", "direct,decoder,decoder,,hack,none,1,1,1,,,,,0,1,"},
+		EncodingStagesFile:     {"base64,decoder,decoder,,hack,none,3,3,3,,,,,3,3,", "none,decoder,decoder,,hack,none,2,2,2,,,,,0,2,"},
+	}
+	for file, wants := range stages {
+		got := read(file)
+		for _, want := range wants {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q:\n%s", file, want, got)
+			}
+		}
+	}
+	for _, want := range []string{"Kill-chain stages by attack family", "Kill-chain stages by encoding",
+		"| tool_knowledge | decoder | 3   | 3/3 · 100.0% (43.9–100.0) | n/a       | n/a     | 2/3 · 66.7% (20.8–93.9)   |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+
+	// The stage figure per family and per encoding is drawn beside the
+	// heat maps.
+	withFigures := writeRuns(t, withAttacks)
+	if err := Write(withFigures, Options{NoHTML: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(own, "report", AttackFamilyFile)); !os.IsNotExist(err) {
-		t.Errorf("a study of own variants has %s (%v)", AttackFamilyFile, err)
+	for _, name := range []string{FigStagesFamily, FigStagesEncoding} {
+		svg, err := os.ReadFile(filepath.Join(withFigures, "report", FiguresDir, name+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(svg), "Where the canary stopped, by") {
+			t.Errorf("%s.svg lacks its title", name)
+		}
+	}
+
+	own := writeRuns(t, []results.Run{run("o1", "direct", "direct", true), run("o2", "override", "", false)})
+	if err := Write(own, Options{NoHTML: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{AttackFamilyFile, AttackFamilyStagesFile, EncodingStagesFile,
+		filepath.Join(FiguresDir, FigStagesFamily+".svg")} {
+		if _, err := os.Stat(filepath.Join(own, "report", file)); !os.IsNotExist(err) {
+			t.Errorf("a study of own variants has %s (%v)", file, err)
+		}
 	}
 }

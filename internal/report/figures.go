@@ -45,10 +45,14 @@ const (
 	// FigAttackFamily and FigEncoding are drawn for studies of library attacks.
 	FigAttackFamily = "asr_by_attack_family"
 	FigEncoding     = "asr_by_encoding"
-	FigPairs        = "pair_matrix"
-	FigTradeoff     = "task_success_vs_asr"
-	FigDrift        = "drift"
-	FigImportance   = "feature_importance"
+	// FigStagesFamily and FigStagesEncoding are the stage figure per
+	// attack family and per encoding, drawn for the same studies.
+	FigStagesFamily   = "stages_by_attack_family"
+	FigStagesEncoding = "stages_by_encoding"
+	FigPairs          = "pair_matrix"
+	FigTradeoff       = "task_success_vs_asr"
+	FigDrift          = "drift"
+	FigImportance     = "feature_importance"
 )
 
 // maxBars bounds the bars of the stage figure; beyond it bars are pooled by
@@ -91,11 +95,17 @@ func buildFigures(a *Aggregator, x Extras, z float64) ([]Figure, error) {
 // stagesFigure stacks, per task and model, the share of attacked runs whose
 // canary stopped at each stage.
 func stagesFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, bool, error) {
-	label := func(c Cell) string { return c.Task + " · " + c.Model() }
+	return stageBars(a, keep, func(c Cell) string { return c.Task }, Cell.Model, FigStages, "Where the canary stopped",
+		"Furthest kill-chain stage per task and model or pair, as a share of "+scope+".")
+}
+
+// stageBars stacks, per by(c) and model, the share of attacked runs whose
+// canary stopped at each stage; beyond maxBars bars it pools by pool(c).
+func stageBars(a *Aggregator, keep func(Cell) bool, by, pool func(Cell) string, name, title, intro string) (Figure, bool, error) {
+	label := func(c Cell) string { return by(c) + " · " + c.Model() }
 	m := buildMatrix(a, keep, label, func(Cell) string { return "" })
 	if len(m.rows) > maxBars {
-		label = func(c Cell) string { return c.Model() }
-		m = buildMatrix(a, keep, label, func(Cell) string { return "" })
+		m = buildMatrix(a, keep, pool, func(Cell) string { return "" })
 	}
 	var rows []string
 	for _, r := range m.rows {
@@ -107,7 +117,7 @@ func stagesFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, bo
 		return Figure{}, false, nil
 	}
 	slices.Reverse(rows) // first row at the top
-	p := newPlot("Where the canary stopped", "share of attacked runs", "")
+	p := newPlot(title, "share of attacked runs", "")
 	var prev *plotter.BarChart
 	for s := range Stages {
 		vals := make([]float64, len(rows))
@@ -117,7 +127,7 @@ func stagesFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, bo
 		}
 		b, err := plotter.NewBarChart(valuesOf(vals), vg.Points(10))
 		if err != nil {
-			return Figure{}, false, fmt.Errorf("stages figure: %w", err)
+			return Figure{}, false, fmt.Errorf("%s figure: %w", name, err)
 		}
 		b.Horizontal = true
 		b.Color = stageColors[s]
@@ -135,8 +145,7 @@ func stagesFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, bo
 		{Value: 0.5, Label: "50%"}, {Value: 0.75, Label: "75%"}, {Value: 1, Label: "100%"}}
 	p.Legend.Top = true
 	h := clampLen(vg.Points(14*float64(len(rows))+90), 3*vg.Inch, 40*vg.Inch)
-	return rendered(FigStages, "Where the canary stopped",
-		"Furthest kill-chain stage per task and model or pair, as a share of "+scope+".", p, 8*vg.Inch, h)
+	return rendered(name, title, intro, p, 8*vg.Inch, h)
 }
 
 // surfaceFigure is the ASR heat map of model × surface with k/n per cell.
@@ -149,14 +158,20 @@ func surfaceFigure(a *Aggregator, keep func(Cell) bool, scope string) (Figure, b
 // attackFigures are the ASR heat maps of model × attack family and model ×
 // encoding, drawn when a study planted attacks of the library.
 func attackFigures(a *Aggregator, keep func(Cell) bool, scope string) []func() (Figure, bool, error) {
-	library := false
-	for _, c := range a.Cells() {
-		library = library || c.Attacked && keep(c) && libraryAttack(c)
-	}
-	if !library {
+	if !plantedLibrary(a, keep) {
 		return nil
 	}
 	return []func() (Figure, bool, error){
+		func() (Figure, bool, error) {
+			return stageBars(a, keep, attackFamily, attackFamily, FigStagesFamily, "Where the canary stopped, by attack family",
+				"Furthest kill-chain stage per attack family and model or pair, as a share of "+scope+
+					" (every task and encoding together; the canary counts plain or encoded).")
+		},
+		func() (Figure, bool, error) {
+			return stageBars(a, keep, attackEncoding, attackEncoding, FigStagesEncoding, "Where the canary stopped, by encoding",
+				"Furthest kill-chain stage per chain of encodings (none: in clear) and model or pair, as a share of "+
+					scope+" (every task and family together).")
+		},
 		func() (Figure, bool, error) {
 			return heatFigure(a, keep, attackFamily, FigAttackFamily, "ASR by model and attack family", "attack family",
 				asrAllLabel+": Executed over "+scope+", per model and attack family (a task's own variant is a "+

@@ -92,7 +92,7 @@ func buildSections(agg *Aggregator, ev *EventStats, extra []section, z float64) 
 		"the payload tool", Intro: asrCalledLabel + ": Executed over the runs of the table above that called the " +
 		"payload-carrying tool (" + SurfaceFile + " holds both).", Table: matrixGrid(bySurface, "model", (*Counts).CalledASR, z)})
 	out = append(out, variants[1:]...)
-	out = append(out, attackSections(agg, keep, scope, z)...)
+	out = append(out, attackSections(agg, v, keep, scope, z)...)
 
 	if pCSV, pMD, m := pairTables(agg, keep, z); len(m.rows) > 0 {
 		addCSV("pairs", "Writer × reader (Figure 5)", "Relay tasks, "+scope+", per writer and reader model: "+

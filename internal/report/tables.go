@@ -123,26 +123,24 @@ func taskGroup(c Cell) Cell {
 // stageTables are the kill-chain stage rates per task and model or pair over
 // attacked runs; a stage whose flag is null in every run is n/a.
 func stageTables(a *Aggregator, v view) (csvT, mdT Table) {
-	return stageTablesBy(a, v, taskGroup, false)
+	return stageTablesBy(a, v, taskGroup, stageKey{head: []string{"task"}, ids: func(k Cell) []string { return []string{k.Task} }})
 }
 
-// stageTablesBy are the stage tables over the groups group makes; with
-// variant, each row is one payload variant of its task.
-func stageTablesBy(a *Aggregator, v view, group func(Cell) Cell, variant bool) (csvT, mdT Table) {
+// stageKey names the leading columns of a stage table: their headers and
+// the values a group's key gives them. Rows sort by these values first.
+type stageKey struct {
+	head []string
+	ids  func(Cell) []string
+}
+
+// stageTablesBy are the stage tables over the groups group makes, led by
+// the columns key names.
+func stageTablesBy(a *Aggregator, v view, group func(Cell) Cell, key stageKey) (csvT, mdT Table) {
 	keys, counts := a.Rollup(isAttacked, group)
 	slices.SortFunc(keys, func(x, y Cell) int {
-		return cmp.Or(cmp.Compare(x.Task, y.Task), cmp.Compare(x.Variant, y.Variant), compareCells(x, y))
+		return cmp.Or(slices.Compare(key.ids(x), key.ids(y)), compareCells(x, y))
 	})
-	ids := func(k Cell) []string {
-		if variant {
-			return []string{k.Task, k.Variant}
-		}
-		return []string{k.Task}
-	}
-	head := []string{"task"}
-	if variant {
-		head = append(head, "variant")
-	}
+	ids, head := key.ids, key.head
 
 	csvT.Header = append(slices.Clone(head), "model", "model_a", "model_b", "condition", "defense", "n",
 		"exposed_k", "exposed_n", "persisted_k", "persisted_n", "relayed_k", "relayed_n",

@@ -25,7 +25,8 @@ func variantGroup(c Cell) Cell {
 // variant: every variant of every task, built-in or the study's own, side
 // by side.
 func variantSections(agg *Aggregator, v view, keep func(Cell) bool, scope string, z float64) []section {
-	stCSV, stMD := stageTablesBy(agg, v, variantGroup, true)
+	stCSV, stMD := stageTablesBy(agg, v, variantGroup, stageKey{head: []string{"task", "variant"},
+		ids: func(k Cell) []string { return []string{k.Task, k.Variant} }})
 	out := []section{{ID: "stages-by-variant", Title: "Kill-chain stages by task and variant", Intro: "The stage " +
 		"table above, one row per payload variant: what each wording, at the placements it fills, reached. " +
 		"Executed is the ASR over all attacked runs of the variant; " + asrCalledLabel + " is Executed over " +
