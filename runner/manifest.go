@@ -77,11 +77,38 @@ func (r *Runner) taskDefs(plan []study.Run) {
 		r.defs = append(r.defs, results.TaskInfo{Name: t.Name, SHA256: h, Builtin: t.Source.Builtin, Source: src,
 			File: path.Join(results.TaskDefsDir, t.Name+".hcl")})
 	}
+	r.atkDefs = nil
+	for _, a := range r.study.FileAttacks {
+		r.atkDefs = append(r.atkDefs, results.AttackInfo{Name: a.Family.Name, SHA256: study.AttackHash(a.Family),
+			Source: a.File, File: path.Join(results.AttackDefsDir, a.Family.Name+".hcl")})
+	}
+}
+
+// writeAttackDefs copies every attack block of the study's task files into
+// the study folder; a resume writes them again (a family added to a task
+// file since is kept beside the others, one that changed is refused first).
+func (r *Runner) writeAttackDefs() error {
+	if len(r.atkDefs) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(r.opts.Output, results.AttackDefsDir), 0o755); err != nil {
+		return err
+	}
+	for i, d := range r.atkDefs {
+		if err := results.WriteFile(r.opts.Output, filepath.FromSlash(d.File), r.study.FileAttacks[i].Text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeTaskDefs copies the definition of every task the plan runs into the
-// study folder, self-contained (tasks.Encode).
+// study folder, self-contained (tasks.Encode), and the attack blocks of its
+// task files.
 func (r *Runner) writeTaskDefs() error {
+	if err := r.writeAttackDefs(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(r.opts.Output, results.TaskDefsDir), 0o755); err != nil {
 		return err
 	}
@@ -121,6 +148,7 @@ func (r *Runner) writeManifest(hash string, planned int, update bool) error {
 		})
 	}
 	m.Tasks = r.defs
+	m.Attacks = r.atkDefs
 	if len(r.opts.Manifest) > 0 {
 		m.Extra = r.opts.Manifest
 	}

@@ -78,9 +78,10 @@ type Runner struct {
 	backend sandbox.Backend
 	log     hclog.Logger
 
-	selected int                // runs the selection kept, for the manifest
-	defs     []results.TaskInfo // the definitions of the plan's tasks
-	defHash  map[string]string  // task name → its definition's hash
+	selected int                  // runs the selection kept, for the manifest
+	defs     []results.TaskInfo   // the definitions of the plan's tasks
+	defHash  map[string]string    // task name → its definition's hash
+	atkDefs  []results.AttackInfo // the attack families of the study's task files
 
 	mu       sync.Mutex
 	models   map[string]agent.Model
@@ -409,8 +410,21 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 				now.Name, dir, was.File, was.SHA256, now.SHA256, now.Source)
 		}
 	}
+	for i, now := range r.atkDefs {
+		was, ok := m.Attack(now.Name)
+		if ok && was.SHA256 == now.SHA256 {
+			r.atkDefs[i].Source = was.Source
+		}
+		if ok && was.SHA256 != now.SHA256 {
+			return fmt.Errorf("attack %s changed since %s was started (its definition there, %s, has sha256 %.12s; now %.12s from %s): run it into a new --output",
+				now.Name, dir, was.File, was.SHA256, now.SHA256, now.Source)
+		}
+	}
 	if m.PlanHash != hash {
 		return fmt.Errorf("the study file changed the plan since %s was started (plan %s, now %s; a selection never changes it): run it into a new --output", dir, m.PlanHash, hash)
+	}
+	if err := r.writeAttackDefs(); err != nil {
+		return fmt.Errorf("output: %w", err)
 	}
 	return r.writeManifest(hash, planned, false)
 }

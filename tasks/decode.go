@@ -16,8 +16,13 @@ import (
 	"github.com/killchain/killchain/internal/hcldiag"
 )
 
-// FileSchema is the top level of a task file: task blocks only.
-var FileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "task", LabelNames: []string{"name"}}}}
+// FileSchema is the top level of a task file: task blocks, and attack
+// blocks (attack families of the researcher's own), which ParseFile leaves
+// to the study that loads the file.
+var FileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+	{Type: "task", LabelNames: []string{"name"}},
+	{Type: "attack", LabelNames: []string{"name"}},
+}}
 
 // Raw block bodies as gohcl decodes them; pointers tell "absent" apart
 // from a zero value. Nested blocks are read from the body apart, so that
@@ -142,8 +147,9 @@ type Origin struct {
 	File string // the file name diagnostics carry
 }
 
-// ParseFile decodes a task file: task blocks only. It returns the tasks it
-// could decode and every problem, each with its source range.
+// ParseFile decodes a task file's task blocks (its attack blocks are the
+// loading study's to decode). It returns the tasks it could decode and
+// every problem, each with its source range.
 func ParseFile(o Origin, src []byte) ([]*Task, hcl.Diagnostics) {
 	file, diags := hclsyntax.ParseConfig(src, o.File, hcl.Pos{Line: 1, Column: 1})
 	if diags.HasErrors() {
@@ -153,6 +159,9 @@ func ParseFile(o Origin, src []byte) ([]*Task, hcl.Diagnostics) {
 	l := &hcldiag.List{Diags: append(diags, cdiags...)}
 	var out []*Task
 	for _, b := range content.Blocks {
+		if b.Type != "task" {
+			continue
+		}
 		if t := DecodeBlock(l, o, src, b); t != nil {
 			out = append(out, t)
 		}

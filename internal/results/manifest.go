@@ -26,8 +26,34 @@ type Manifest struct {
 	Models    []ModelInfo      `json:"models"`
 	// Tasks are the definitions of the tasks the plan runs, each copied
 	// into the folder (TaskDefsDir) as it ran.
-	Tasks []TaskInfo     `json:"tasks,omitempty"`
-	Extra map[string]any `json:"extra,omitempty"`
+	Tasks []TaskInfo `json:"tasks,omitempty"`
+	// Attacks are the attack families of the study's task files (attack
+	// blocks), each copied into the folder (AttackDefsDir) as it ran; a
+	// study file's own are in its study.hcl.
+	Attacks []AttackInfo   `json:"attacks,omitempty"`
+	Extra   map[string]any `json:"extra,omitempty"`
+}
+
+// AttackDefsDir is the folder of a study folder that keeps the attack
+// blocks of the study's task files, one file each (AttackInfo.File).
+const AttackDefsDir = "attack_defs"
+
+// AttackInfo is one attack family a study's task file defined.
+type AttackInfo struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"` // of its goal and template: the same for families that plant the same
+	Source string `json:"source"` // the task file that defined it
+	File   string `json:"file"`   // its copy, relative to the study folder
+}
+
+// Attack returns a task file's attack family by name.
+func (m Manifest) Attack(name string) (AttackInfo, bool) {
+	for _, a := range m.Attacks {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return AttackInfo{}, false
 }
 
 // TaskDefsDir is the folder of a study folder that keeps the exact

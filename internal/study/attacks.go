@@ -17,10 +17,16 @@ type rawAttack struct {
 	Description *string `hcl:"description,optional"`
 }
 
-// decodeAttacks decodes the study's own attack families: a template with
-// the attack library's placeholders, a goal (canary by default) and a
-// one-line description.
-func (d *decoder) decodeAttacks(blocks []*hcl.Block) {
+// decodeAttacks decodes the study's own attack families, those of the
+// study file and those of its task files (fromFiles): a template with the
+// attack library's placeholders, a goal (canary by default) and a one-line
+// description. The task files' families are also kept in FileAttacks.
+func (d *decoder) decodeAttacks(blocks []*hcl.Block, fromFiles []fileAttackBlock) {
+	text := map[*hcl.Block]fileAttackBlock{}
+	for _, fb := range fromFiles {
+		blocks = append(blocks, fb.block)
+		text[fb.block] = fb
+	}
 	d.checkDuplicates("attack", blocks)
 	seen := map[string]bool{}
 	for _, b := range blocks {
@@ -47,8 +53,12 @@ func (d *decoder) decodeAttacks(blocks []*hcl.Block) {
 			}
 			d.errorf(rng, "Invalid attack", "Attack %q: %s", f.Name, sentence(err))
 		}
-		if !bad {
-			d.study.Attacks = append(d.study.Attacks, f)
+		if bad {
+			continue
+		}
+		d.study.Attacks = append(d.study.Attacks, f)
+		if fb, ok := text[b]; ok {
+			d.study.FileAttacks = append(d.study.FileAttacks, FileAttack{Family: f, File: fb.file, Text: fb.text})
 		}
 	}
 }

@@ -165,8 +165,8 @@ func (d *decoder) decode() {
 	d.decodeModels(models)
 	d.decodeStudy(studies)
 	// Tasks next: the grids and thresholds name them.
-	d.decodeTasks(taskBlocks)
-	d.decodeAttacks(attackBlocks)
+	fileAttacks := d.decodeTasks(taskBlocks)
+	d.decodeAttacks(attackBlocks, fileAttacks)
 	d.decodeConditions(conditions)
 	d.decodeDefenses(defenses)
 	for _, b := range grids {

@@ -132,9 +132,13 @@ type Study struct {
 	Defenses   []*Defense   // built-ins first, then declared ones
 	Grids      []*Grid      // in declaration order
 	Thresholds []*Threshold // CI gates, in declaration order
-	// Attacks are the study's own attack families (attack blocks), beside
-	// the attack library's built-in ones.
+	// Attacks are the study's own attack families (attack blocks of the
+	// study file and of its task files), beside the attack library's
+	// built-in ones.
 	Attacks []attacks.Family
+	// FileAttacks are those of Attacks its task files defined (or its study
+	// folder keeps), in the order read.
+	FileAttacks []FileAttack
 }
 
 // Model is one model block.

@@ -26,16 +26,21 @@ import (
 // The study.hcl of a study folder (beside its manifest.json) runs the
 // definitions the folder keeps in task_defs/, the exact ones it ran: what
 // its task blocks and task files say now does not count, and a resume
-// refuses a built-in that changed since.
-func (d *decoder) decodeTasks(blocks []*hcl.Block) {
+// refuses a built-in that changed since. The same holds for the attack
+// blocks of its task files, kept in attack_defs/.
+//
+// It returns the attack blocks of the task files (or of the folder), for
+// decodeAttacks.
+func (d *decoder) decodeTasks(blocks []*hcl.Block) []fileAttackBlock {
 	l := &hcldiag.List{}
 	dir := filepath.Dir(d.study.File)
-	if own, ok := folderTasks(l, dir); ok {
+	if own, fileAttacks, ok := folderTasks(l, dir); ok {
 		d.diags = append(d.diags, l.Diags...)
 		d.study.Own = checkNames(&d.diags, own)
 		d.study.Tasks = tasks.Builtin().With(d.study.Own...)
-		return
+		return fileAttacks
 	}
+	var fileAttacks []fileAttackBlock
 	var own []*tasks.Task
 	inline := tasks.Origin{FS: os.DirFS(dir), File: d.study.File}
 	for _, b := range blocks {
@@ -72,11 +77,14 @@ func (d *decoder) decodeTasks(blocks []*hcl.Block) {
 			ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(m)), File: m}, src)
 			l.Add(diags)
 			own = append(own, ts...)
+			blocks, _ := attackBlocks(m, src) // ParseFile reported its syntax errors
+			fileAttacks = append(fileAttacks, blocks...)
 		}
 	}
 	d.diags = append(d.diags, l.Diags...)
 	d.study.Own = checkNames(&d.diags, own)
 	d.study.Tasks = tasks.Builtin().With(d.study.Own...)
+	return fileAttacks
 }
 
 // checkNames keeps the first definition of each name and reports the
@@ -109,11 +117,24 @@ func checkNames(diags *hcl.Diagnostics, own []*tasks.Task) []*tasks.Task {
 }
 
 // folderTasks decodes the study's own task definitions kept in a study
-// folder; ok is false when dir is not a study folder that keeps them.
-func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Task, bool) {
+// folder, and returns the attack blocks of its task files the folder
+// keeps; ok is false when dir is not a study folder that keeps them.
+func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Task, []fileAttackBlock, bool) {
 	m, err := results.ReadManifest(dir)
 	if err != nil || len(m.Tasks) == 0 {
-		return nil, false
+		return nil, nil, false
+	}
+	var fileAttacks []fileAttackBlock
+	for _, info := range m.Attacks {
+		p := filepath.Join(dir, filepath.FromSlash(info.File))
+		src, err := os.ReadFile(p)
+		if err != nil {
+			l.Errorf(nil, "Missing attack definition", "The study folder %s ran attack %s from %s, which cannot be read: %v.", dir, info.Name, info.File, err)
+			continue
+		}
+		blocks, diags := attackBlocks(p, src)
+		l.Add(diags)
+		fileAttacks = append(fileAttacks, blocks...)
 	}
 	var own []*tasks.Task
 	for _, info := range m.Tasks {
@@ -130,11 +151,11 @@ func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Task, bool) {
 		l.Add(diags)
 		own = append(own, ts...)
 	}
-	return own, true
+	return own, fileAttacks, true
 }
 
-// isTaskFile reports whether a file holds task blocks and no study block:
-// a task file, checked alone by validate.
+// isTaskFile reports whether a file holds task or attack blocks and no
+// study block: a task file, checked alone by validate.
 func isTaskFile(path string) bool {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -153,7 +174,7 @@ func isTaskFile(path string) bool {
 		switch b.Type {
 		case "study":
 			return false
-		case "task":
+		case "task", "attack":
 			tasksSeen = true
 		}
 	}
@@ -169,6 +190,12 @@ func LoadTasks(path string) ([]*tasks.Task, hcl.Diagnostics) {
 	}
 	ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
 	ts = checkNames(&diags, ts)
+	// Its attack blocks, checked as a study that loads the file would.
+	if blocks, _ := attackBlocks(path, src); len(blocks) > 0 {
+		d := &decoder{study: &Study{File: path}}
+		d.decodeAttacks(nil, blocks)
+		diags = append(diags, d.diags...)
+	}
 	hcldiag.Sort(diags)
 	if diags.HasErrors() {
 		return nil, diags
