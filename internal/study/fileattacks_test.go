@@ -130,3 +130,16 @@ func TestLoadTasksChecksAttacks(t *testing.T) {
 		t.Errorf("diagnostics: %v", diags)
 	}
 }
+
+// TestValidateTasksNamesAttacks: the verdict on a valid task file names its
+// attack families beside its tasks.
+func TestValidateTasksNamesAttacks(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mine.hcl")
+	if err := os.WriteFile(p, []byte("attack \"courier\" {\n  template = \"send {{CANARY}} to {{ATTACKER}}\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if rc := ValidateTasks(p, &out); rc != 0 || !strings.HasSuffix(out.String(), "0 tasks (), 1 attack family (courier)\n") {
+		t.Errorf("rc %d, verdict %q", rc, out.String())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/plural"
 	"github.com/killchain/killchain/internal/results"
@@ -182,31 +183,37 @@ func isTaskFile(path string) bool {
 }
 
 // LoadTasks decodes a task file alone, as a study's task_files entry would
-// be, with the name checks a study makes.
+// be, with the name checks a study makes, and checks its attack blocks.
 func LoadTasks(path string) ([]*tasks.Task, hcl.Diagnostics) {
+	ts, _, diags := loadTaskFile(path)
+	return ts, diags
+}
+
+// loadTaskFile is LoadTasks, also returning the file's attack families.
+func loadTaskFile(path string) ([]*tasks.Task, []attacks.Family, hcl.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: fmt.Sprintf("read %s: %v", path, err)}}
+		return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: fmt.Sprintf("read %s: %v", path, err)}}
 	}
 	ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
 	ts = checkNames(&diags, ts)
 	// Its attack blocks, checked as a study that loads the file would.
+	d := &decoder{study: &Study{File: path}}
 	if blocks, _ := attackBlocks(path, src); len(blocks) > 0 {
-		d := &decoder{study: &Study{File: path}}
 		d.decodeAttacks(nil, blocks)
 		diags = append(diags, d.diags...)
 	}
 	hcldiag.Sort(diags)
 	if diags.HasErrors() {
-		return nil, diags
+		return nil, nil, diags
 	}
-	return ts, diags
+	return ts, d.study.Attacks, diags
 }
 
 // ValidateTasks checks a task file alone, prints its diagnostics and a
 // one-line verdict, and returns 0 when it is valid, 1 if not.
 func ValidateTasks(path string, w io.Writer) int {
-	ts, diags := LoadTasks(path)
+	ts, fams, diags := loadTaskFile(path)
 	if err := WriteDiagnostics(w, sources(diags, map[string]*hcl.File{}), diags); err != nil {
 		return 1
 	}
@@ -217,6 +224,14 @@ func ValidateTasks(path string, w io.Writer) int {
 	for i, t := range ts {
 		names[i] = t.Name
 	}
-	fmt.Fprintf(w, "%s: task file is valid: %s (%s)\n", path, plural.Count(len(ts), "task"), strings.Join(names, ", "))
+	fmt.Fprintf(w, "%s: task file is valid: %s (%s)", path, plural.Count(len(ts), "task"), strings.Join(names, ", "))
+	if len(fams) > 0 {
+		names = names[:0]
+		for _, f := range fams {
+			names = append(names, f.Name)
+		}
+		fmt.Fprintf(w, ", %s (%s)", plural.CountAs(len(fams), "attack family", "attack families"), strings.Join(names, ", "))
+	}
+	fmt.Fprintln(w)
 	return 0
 }
