@@ -2,15 +2,18 @@ package runner_test
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/models/scripted"
 	"github.com/killchain/killchain/internal/recount"
+	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/internal/testenv"
@@ -58,10 +61,14 @@ func TestAttacksStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	executed := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var run results.Run
 		if err := json.Unmarshal([]byte(line), &run); err != nil {
 			t.Fatal(err)
+		}
+		if run.Attacked && run.Executed != nil && *run.Executed {
+			executed++
 		}
 		if run.Attack == "" || !run.Attacked && run.Attack != study.CleanVariant {
 			t.Errorf("%s: attack %q", run.RunID, run.Attack)
@@ -84,5 +91,73 @@ func TestAttacksStudy(t *testing.T) {
 		if run.AttackGoal != want {
 			t.Errorf("%s on memory_poison under %s: attack goal %v, want %v", run.ModelA, run.Attack, run.AttackGoal, want)
 		}
+	}
+	checkAttackStages(t, out, executed)
+}
+
+// checkAttackStages writes the study's report and checks its stage tables
+// per attack family and per encoding: every row's Exposed and Executed over
+// all its runs, Relayed n/a for a single agent and over every run of a
+// relay pair, Executed summing to the runs that executed, denial of service
+// reaching no stage.
+func checkAttackStages(t *testing.T, out string, executed int) {
+	t.Helper()
+	if err := report.Write(out, report.Options{NoFigures: true, NoHTML: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file, lead string
+		want       []string
+	}{
+		{report.AttackFamilyStagesFile, "attack family", []string{"tool_knowledge", "ignore_previous", "important_message", "courier", "denial_of_service"}},
+		{report.EncodingStagesFile, "encoding", []string{"none", "base64", "rot13", "hex", "rot13+base64"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join(out, "report", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			if err != nil || len(rows) < 2 || rows[0][0] != tc.lead {
+				t.Fatalf("%s: %d rows, %v", tc.file, len(rows), err)
+			}
+			col := map[string]int{}
+			for i, h := range rows[0] {
+				col[h] = i
+			}
+			num := func(r []string, name string) int {
+				n, _ := strconv.Atoi(r[col[name]])
+				return n
+			}
+			seen, sum := map[string]bool{}, 0
+			for _, r := range rows[1:] {
+				seen[r[0]] = true
+				sum += num(r, "executed_k")
+				if num(r, "exposed_n") != num(r, "n") || num(r, "executed_n") != num(r, "n") {
+					t.Errorf("%s/%s: exposed over %s, executed over %s of %s runs", r[0], r[col["model"]], r[col["exposed_n"]], r[col["executed_n"]], r[col["n"]])
+				}
+				// Relayed is n/a (empty) on a single agent's row, over every
+				// run on a relay pair's.
+				if want := num(r, "n"); r[col["model_b"]] == "" {
+					if r[col["relayed_n"]] != "" || r[col["persisted_n"]] != "" {
+						t.Errorf("%s/%s: single-agent row has Relayed or Persisted: %v", r[0], r[col["model"]], r)
+					}
+				} else if n := num(r, "relayed_n"); n != want {
+					t.Errorf("%s/%s: relayed over %d of %d relay runs", r[0], r[col["model"]], n, want)
+				}
+				if r[0] == "denial_of_service" && (num(r, "executed_k") != 0 || num(r, "exposed_k") != 0) {
+					t.Errorf("denial of service reached a stage: %v", r)
+				}
+			}
+			for _, w := range tc.want {
+				if !seen[w] {
+					t.Errorf("%s has no row for %s", tc.file, w)
+				}
+			}
+			if sum != executed {
+				t.Errorf("%s: executed_k sums to %d, runs.jsonl holds %d executed runs", tc.file, sum, executed)
+			}
+		})
 	}
 }
