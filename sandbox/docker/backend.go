@@ -348,10 +348,7 @@ func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 // Close removes every sandbox still open and releases the client when the
 // backend created it. Snapshot images are kept for later studies.
 func (b *Backend) Close(ctx context.Context) error {
-	var perr error
-	if b.pool != nil {
-		perr = b.pool.Close(ctx)
-	}
+	perr := b.pool.Close(ctx)
 	err := b.live.CloseAll(ctx)
 	b.closeClient()
 	return errors.Join(perr, err)

@@ -40,16 +40,10 @@ func (b *Backend) takeWarm(ctx context.Context, env sandbox.Env, p Prepared) (*S
 // the pool's work counts in the time it measures. Without a pool it returns
 // at once.
 func (b *Backend) WarmSettle(ctx context.Context) error {
-	if b.pool == nil {
-		return nil
-	}
 	return b.pool.Settle(ctx)
 }
 
 // WarmReady counts the warm containers standing ready.
 func (b *Backend) WarmReady() int {
-	if b.pool == nil {
-		return 0
-	}
 	return b.pool.Ready()
 }

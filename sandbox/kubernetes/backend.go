@@ -215,10 +215,7 @@ func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 // Close deletes every pod still open. Namespaces and pushed images are
 // kept for later runs of the study (GC removes them).
 func (b *Backend) Close(ctx context.Context) error {
-	var perr error
-	if b.pool != nil {
-		perr = b.pool.Close(ctx)
-	}
+	perr := b.pool.Close(ctx)
 	return errors.Join(perr, b.live.CloseAll(ctx))
 }
 

@@ -34,16 +34,10 @@ func (b *Backend) takeWarm(ctx context.Context, ns, image string, env sandbox.En
 // WarmSettle waits until the warm pool has no pod in creation (see the
 // Docker backend's); without a pool it returns at once.
 func (b *Backend) WarmSettle(ctx context.Context) error {
-	if b.pool == nil {
-		return nil
-	}
 	return b.pool.Settle(ctx)
 }
 
 // WarmReady counts the warm pods standing ready.
 func (b *Backend) WarmReady() int {
-	if b.pool == nil {
-		return 0
-	}
 	return b.pool.Ready()
 }

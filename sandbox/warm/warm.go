@@ -245,8 +245,12 @@ func (p *Pool[T]) settle() {
 
 // Settle waits until no creation is under way (every key is back to Size
 // ready items, or failed): what a benchmark waits for so that the work of
-// refilling counts in the time it measures.
+// refilling counts in the time it measures. A nil pool has nothing to wait
+// for.
 func (p *Pool[T]) Settle(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
 	p.mu.Lock()
 	idle := p.idle
 	p.mu.Unlock()
@@ -261,8 +265,12 @@ func (p *Pool[T]) Settle(ctx context.Context) error {
 	}
 }
 
-// Ready counts the items standing ready over every key.
+// Ready counts the items standing ready over every key (none in a nil
+// pool).
 func (p *Pool[T]) Ready() int {
+	if p == nil {
+		return 0
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0
@@ -288,8 +296,11 @@ func (p *Pool[T]) destroyLater(item T) {
 // Close stops the pool: it cancels every creation, fails the runs waiting,
 // waits for the creations to end and destroys every item nobody took, on
 // ctx (a context apart from any run's). Items handed out are their runs'
-// to close. It is safe to call twice.
+// to close. It is safe to call twice. A nil pool closes at once.
 func (p *Pool[T]) Close(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

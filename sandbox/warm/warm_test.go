@@ -235,3 +235,18 @@ func TestLimitOverKeys(t *testing.T) {
 		t.Errorf("made %d, handed out 5, destroyed %d: some leaked", it.made, len(it.destroyed))
 	}
 }
+
+// TestNilPool: a backend without a pool holds a nil one, which waits for
+// nothing, holds nothing and closes at once.
+func TestNilPool(t *testing.T) {
+	var p *Pool[int]
+	if err := p.Settle(t.Context()); err != nil {
+		t.Errorf("Settle = %v", err)
+	}
+	if n := p.Ready(); n != 0 {
+		t.Errorf("Ready = %d", n)
+	}
+	if err := p.Close(t.Context()); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}
