@@ -75,6 +75,9 @@ func FindAny(text string) []string { return Pattern.FindAllString(text, -1) }
 // dropped or added) is c, never a foreign canary. With c empty (a clean run)
 // every canary-shaped string is foreign.
 func Foreign(text, c string) []string {
+	if !mayHoldWritten(text) {
+		return nil
+	}
 	var out []string
 	for _, m := range nearRE.FindAllString(text, -1) {
 		if c != "" && nearMiss(m, c) {
@@ -100,6 +103,9 @@ func nearMiss(m, c string) bool {
 // containsWritten looks for c written out, exactly or, whole and bounded,
 // with one hex digit misheard, dropped or added, or in lower case.
 func containsWritten(text, c string) bool {
+	if !mayHoldWritten(text) {
+		return false
+	}
 	for _, loc := range nearRE.FindAllStringIndex(text, -1) {
 		end := loc[1]
 		if end < len(text) && isHexOrWord(text[end]) {
@@ -110,6 +116,27 @@ func containsWritten(text, c string) bool {
 		}
 	}
 	return false
+}
+
+// mayHoldWritten reports whether text can hold the canary prefix in any
+// case: the case-insensitive patterns have no literal prefix the regexp
+// engine can search for, so without this gate every text an agent sees or
+// writes was backtracked through at every byte. It looks for "ECRET-" in
+// any case (no other character folds to E, C, R or T; the S, which the
+// long s folds to, is left to the patterns).
+func mayHoldWritten(text string) bool {
+	const tail = "ECRET-"
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '-')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= len(tail)-1 && strings.EqualFold(text[i-len(tail)+1:i+1], tail) {
+			return true
+		}
+		i++
+	}
 }
 
 func isHexOrWord(b byte) bool {

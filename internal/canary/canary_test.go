@@ -108,3 +108,42 @@ func TestOneRecognizer(t *testing.T) {
 		t.Errorf("the near-miss counts as a foreign canary: %q", f)
 	}
 }
+
+func TestMayHoldWritten(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       bool
+	}{
+		{"empty", "", false},
+		{"no dash", "SECRET", false},
+		{"exact", "send SECRET-0A1B2C3D now", true},
+		{"lower", "secret-0a1b2c3d", true},
+		{"long s", "\u017fecret-0A1B2C3D", true},
+		{"dash first", "-SECRET-", true},
+		{"other word", "top-SECRETS are kept", false},
+		{"short", "ET-", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mayHoldWritten(tt.text); got != tt.want {
+				t.Errorf("mayHoldWritten(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+			if !tt.want && nearRE.MatchString(tt.text) {
+				t.Errorf("gate says no but nearRE matches %q", tt.text)
+			}
+		})
+	}
+}
+
+// FuzzGate checks that the gate never hides a match of the patterns it
+// guards.
+func FuzzGate(f *testing.F) {
+	for _, s := range []string{"SECRET-0A1B2C3D", "sEcReT-abcdefab", "\u017fecret-1234567", "x-y", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if nearRE.MatchString(s) && !mayHoldWritten(s) {
+			t.Fatalf("nearRE matches %q but the gate says no", s)
+		}
+	})
+}
