@@ -15,7 +15,8 @@ func newExportCmd(g *globals) *cobra.Command {
 		Short: "Write a study folder in another tool's format (Inspect AI eval logs)",
 		Long: `export writes a study folder in another tool's format. Its one format today is
 Inspect AI's eval log: see export inspect --help and docs/inspect.md.`,
-		Args: argsBetween(1, 1),
+		Example: `  killchain export inspect runs/smoke`,
+		Args:    argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usagef("unknown format %q: want inspect", args[0])
 		},

@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/results"
@@ -18,9 +19,10 @@ type agentRef struct {
 // reasoning part, the visible narration as a text part, the calls as tool
 // calls) followed by one tool message per result. Every message carries the
 // agent's role, position ("a" writer, "b" reader) and step in its metadata,
-// so the two agents of a relay stay apart. A defense's note about a call
-// (what write_filter removed, why pi_detector blocked it) goes into the
-// metadata of that call's tool message. The tools offered and the
+// so the two agents of a relay stay apart. Each tool message holds what the
+// agent was shown (agent.ToolMessage); a defense's note about a call that
+// went on (what write_filter removed from a write) goes into the metadata
+// of that call's tool message. The tools offered and the
 // condition's text (already part of the system prompt) are not messages.
 //
 // usage is the tokens each agent's steps spent, by Inspect model name.
@@ -87,13 +89,14 @@ func conversation(entries []agent.Entry, agents []results.AgentInfo, model func(
 			tc.ID = callID(e)
 			m.ToolCalls = append(m.ToolCalls, tc)
 		case agent.KindToolResult, agent.KindRefused, agent.KindDefense:
-			if e.Kind == agent.KindDefense && !e.IsError {
+			text, isErr, ok := agent.ToolMessage(e)
+			if !ok {
 				notes[e.CallID] = append(notes[e.CallID], map[string]any{"defense": e.Defense, "note": e.Text})
 				continue
 			}
-			t := Message{Role: "tool", Content: e.Text, ToolCallID: callID(e), Function: e.Tool, Metadata: meta(e)}
-			if e.IsError {
-				t.Error = &ToolCallError{Type: "unknown", Message: e.Text}
+			t := Message{Role: "tool", Content: text, ToolCallID: callID(e), Function: e.Tool, Metadata: meta(e)}
+			if isErr {
+				t.Error = &ToolCallError{Type: "unknown", Message: strings.TrimPrefix(text, "error: ")}
 				if e.Kind == agent.KindRefused {
 					t.Error.Type = "permission"
 				}
