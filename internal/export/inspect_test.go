@@ -232,6 +232,9 @@ func TestInspectSamples(t *testing.T) {
 					t.Errorf("metadata %s = %v, want %v", k, meta[k], want)
 				}
 			}
+			if retries := asList(s["error_retries"]); len(retries) != len(r.AttemptErrors) {
+				t.Errorf("%d error retries, want %d", len(retries), len(r.AttemptErrors))
+			}
 			scores, _ := s["scores"].(map[string]any)
 			if r.Error != "" {
 				if s["error"] == nil || s["error"].(map[string]any)["message"] != r.Error {

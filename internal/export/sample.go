@@ -60,6 +60,9 @@ func sample(r *results.Run, t *results.Transcript, model func(string) string) Ev
 		s.CompletedAt = start.Add(time.Duration(r.DurationMS) * time.Millisecond).UTC().Format(time.RFC3339Nano)
 		s.TotalTime, s.WorkingTime = &secs, &secs
 	}
+	for _, a := range r.AttemptErrors {
+		s.ErrorRetries = append(s.ErrorRetries, EvalError{Message: a.Error, Traceback: "", TracebackANSI: ""})
+	}
 	if r.Error != "" {
 		s.Error = &EvalError{Message: r.Error, Traceback: "", TracebackANSI: ""}
 		return s

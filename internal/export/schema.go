@@ -155,7 +155,9 @@ type EvalSample struct {
 	WorkingTime *float64              `json:"working_time,omitempty"`
 	UUID        string                `json:"uuid,omitempty"`
 	Error       *EvalError            `json:"error,omitempty"`
-	Attachments map[string]string     `json:"attachments"`
+	// ErrorRetries are the failed tries of a run tried again, oldest first.
+	ErrorRetries []EvalError       `json:"error_retries,omitempty"`
+	Attachments  map[string]string `json:"attachments"`
 }
 
 // EvalSampleSummary is a sample's line in summaries.json.
@@ -174,6 +176,7 @@ type EvalSampleSummary struct {
 	WorkingTime  *float64              `json:"working_time,omitempty"`
 	UUID         string                `json:"uuid,omitempty"`
 	Error        string                `json:"error,omitempty"`
+	Retries      int                   `json:"retries,omitempty"`
 	MessageCount int                   `json:"message_count"`
 	Completed    bool                  `json:"completed"`
 }

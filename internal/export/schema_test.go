@@ -45,6 +45,7 @@ var schemaFacts = map[string]map[string]string{
 	"Score":                {"value": "any", "history": "array"},
 	"ModelUsage":           {"input_tokens": "integer", "output_tokens": "integer", "total_tokens": "integer"},
 	"EvalError":            {"message": "string", "traceback": "string", "traceback_ansi": "string"},
+	"EvalRetryError":       {"message": "string", "traceback": "string", "traceback_ansi": "string"},
 	"ModelOutput":          {"model": "string", "choices": "array", "completion": "string"},
 	"ChatCompletionChoice": {"message": "object", "stop_reason": "string"},
 }
@@ -191,6 +192,7 @@ func (c *checker) sample(where string, v any) {
 	if s["error"] != nil {
 		c.check("EvalError", where+".error", s["error"])
 	}
+	c.each("EvalRetryError", where+".error_retries", s["error_retries"])
 }
 
 func (c *checker) summary(where string, v any) {

@@ -35,6 +35,7 @@ func summary(s *EvalSample) EvalSampleSummary {
 		ID: s.ID, Epoch: s.Epoch, Input: s.Input, Target: s.Target, Metadata: s.Metadata, Scores: s.Scores,
 		ModelUsage: s.ModelUsage, RoleUsage: s.RoleUsage, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
 		TotalTime: s.TotalTime, WorkingTime: s.WorkingTime, UUID: s.UUID, MessageCount: len(s.Messages), Completed: true,
+		Retries: len(s.ErrorRetries),
 	}
 	if s.Error != nil {
 		sum.Error = s.Error.Message

@@ -153,6 +153,9 @@ func (p *textPrinter) header(r *results.Run) {
 	if r.Canary != "" {
 		p.printf("canary %s\n", p.mark(r.Canary))
 	}
+	for i, a := range r.AttemptErrors {
+		p.printf("try %d of %d failed (%s, retried in a fresh sandbox): %s\n", i+1, len(r.AttemptErrors)+1, a.Kind, a.Error)
+	}
 	if r.Error != "" {
 		p.printf("%s\n", p.style(fmt.Sprintf("error (%s): %s — an errored run is no outcome", r.ErrorKind, r.Error), ansiError))
 	} else if r.IsRewardHack() && r.RewardHack != nil {
