@@ -74,12 +74,17 @@ const RunsDir = "runs"
 
 // writeHTML writes report.html, the head and tables from p and one row per
 // picked run, and each picked run's view as a page of its own in RunsDir
-// beside it, each transcript read, rendered and dropped in turn. Pages of
-// an earlier report are removed first.
+// beside it, each transcript read, rendered and dropped in turn. The pages
+// of an earlier report are removed first.
 func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	runsDir := filepath.Join(filepath.Dir(path), RunsDir)
-	if err := os.RemoveAll(runsDir); err != nil {
-		return fmt.Errorf("html: %w", err)
+	// Only pages are removed: --output may name a folder whose runs/ holds
+	// other things.
+	stale, _ := filepath.Glob(filepath.Join(runsDir, "*.html"))
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("html: %w", err)
+		}
 	}
 	if len(p.Picked) > 0 {
 		if err := os.MkdirAll(runsDir, 0o755); err != nil {

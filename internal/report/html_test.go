@@ -286,3 +286,25 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("screenshot: %v", err)
 	}
 }
+
+// TestHTMLRunPagesReplaced: a second report removes the run pages of the
+// first that it does not write again, and nothing else in runs/.
+func TestHTMLRunPagesReplaced(t *testing.T) {
+	out := reportDir(t)
+	stale := filepath.Join(out, RunsDir, "gone-00000000.html")
+	other := filepath.Join(out, RunsDir, "notes.txt")
+	for _, f := range []string{stale, other} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Write(filepath.Dir(out), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("a stale run page survived (%v)", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a file that is no page was removed: %v", err)
+	}
+}
