@@ -52,8 +52,10 @@ func Inspect(ctx context.Context, dir string, opts InspectOptions) ([]string, er
 	if opts.Out == "" {
 		opts.Out = filepath.Join(dir, "inspect")
 	}
+	// An imported study has no manifest: its runs name the study, and its
+	// models are named as killchain's.
 	man, err := results.ReadManifest(dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("export inspect: %w", err)
 	}
 	groups, err := groupRuns(ctx, dir)
@@ -62,6 +64,9 @@ func Inspect(ctx context.Context, dir string, opts InspectOptions) ([]string, er
 	}
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("export inspect: %s holds no runs", filepath.Join(dir, results.RunsFile))
+	}
+	if man.Study == "" {
+		man.Study = groups[0].Runs[0].Study
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("export inspect: %w", err)

@@ -264,6 +264,15 @@ func TestInspectSamples(t *testing.T) {
 				t.Errorf("task_success %v, want %v", value(ScoreTaskSuccess), r.TaskSuccess)
 			}
 			checkMessages(t, r, s["messages"].([]any))
+			var in, out, reasoning float64
+			for _, u := range s["model_usage"].(map[string]any) {
+				u := u.(map[string]any)
+				in, out = in+u["input_tokens"].(float64), out+u["output_tokens"].(float64)
+				reasoning += u["reasoning_tokens"].(float64)
+			}
+			if int(in) != r.InputTokens || int(out) != r.OutputTokens || int(reasoning) != r.ReasoningTokens {
+				t.Errorf("model_usage %v, want the run's %d in, %d out, %d reasoning", s["model_usage"], r.InputTokens, r.OutputTokens, r.ReasoningTokens)
+			}
 		})
 	}
 }
@@ -346,4 +355,33 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestInspectWithoutManifest: a study folder without manifest.json or
+// transcripts (an imported one) exports too: the runs name the study,
+// the samples have no messages and count the runs' tokens on their first
+// model.
+func TestInspectWithoutManifest(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, results.RunsFile), readFile(t, filepath.Join(fixture, results.RunsFile)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := Inspect(t.Context(), dir, InspectOptions{Format: FormatJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 5 || filepath.Dir(paths[0]) != filepath.Join(dir, "inspect") {
+		t.Fatalf("wrote %v, want 5 logs in DIR/inspect", paths)
+	}
+	var l EvalLog
+	if err := json.Unmarshal(readFile(t, paths[0]), &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Eval.Dataset.Name != "smoke" || l.Eval.Model != "killchain/compliant" {
+		t.Errorf("dataset %q, model %q; want smoke, killchain/compliant", l.Eval.Dataset.Name, l.Eval.Model)
+	}
+	s := l.Samples[0]
+	if len(s.Messages) != 0 || s.ModelUsage["killchain/compliant"].TotalTokens != 3460+203 || s.Scores[ScoreStage].Value != "executed" {
+		t.Errorf("sample %+v", s)
+	}
 }
