@@ -14,7 +14,8 @@ func newShowCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show DIR RUN_ID",
 		Short: "Print one run's transcript: thinking, narration, tool calls and results apart, the canary marked",
-		Long: `show reads the run RUN_ID of the study folder DIR (its last line in
+		Long: `show reads the run RUN_ID (or the one run whose id starts with RUN_ID) of
+the study folder DIR (its last line in
 DIR/runs.jsonl, DIR/transcripts/RUN_ID.json and its events in DIR/events.jsonl)
 and prints it on stdout: the run's outcome (stage and stage flags, attack goal,
 task success, noticed; the verdict of a reward-hack run; the error of an

@@ -39,8 +39,12 @@ func TestShow(t *testing.T) {
 			[]string{"hack yes  kind ", "visible pass yes  true pass no"}, nil},
 		{"signals from the events", []string{"show", smoke, "propagation-679e6d39"}, exitOK,
 			[]string{"  result [exposed]", "[executed]"}, nil},
-		{"unknown run", []string{"show", "../export/testdata/study", "propagation-67"}, exitFailed,
-			[]string{`no such run "propagation-67"`, "did you mean propagation-679e6d39?"}, nil},
+		{"unique prefix", []string{"show", "../export/testdata/study", "propagation-67"}, exitOK,
+			[]string{"run propagation-679e6d39  propagation/direct"}, nil},
+		{"ambiguous prefix", []string{"show", "../export/testdata/study", "multi_surface-"}, exitFailed,
+			[]string{`no such run "multi_surface-"`, "did you mean multi_surface-3e6dd7cc, multi_surface-2df6cce9?"}, nil},
+		{"unknown run", []string{"show", "../export/testdata/study", "tool_poison-1"}, exitFailed,
+			[]string{`no such run "tool_poison-1"`}, []string{"did you mean"}},
 		{"bad color", []string{"show", "--color", "pink", "../export/testdata/study", "x"}, exitUsage, nil, nil},
 	}
 	for _, tt := range tests {
@@ -55,7 +59,7 @@ func TestShow(t *testing.T) {
 				}
 			}
 			for _, n := range tt.not {
-				if strings.Contains(stdout, n) {
+				if strings.Contains(stdout+stderr, n) {
 					t.Errorf("output holds %q", n)
 				}
 			}

@@ -25,13 +25,13 @@ type TextOptions struct {
 var ErrNoRun = errors.New("no such run")
 
 // WriteRunText writes one run of the study folder dir as text for a
-// terminal: its outcome, then each agent's system prompt and prompt, and
+// terminal (runID may be a prefix of exactly one run id): its outcome, then each agent's system prompt and prompt, and
 // step by step its hidden thinking, visible narration, tool calls and tool
 // results, each on lines of its own and labelled, the canary marked
 // wherever it is written and each entry tagged with the signals the
 // tracker recorded there (exposed, executed, …).
 func WriteRunText(ctx context.Context, w io.Writer, dir, runID string, opts TextOptions) error {
-	var run *results.Run
+	var run, first *results.Run
 	var near []string
 	_, err := results.ReadLatest(ctx, filepath.Join(dir, results.RunsFile), results.ReadOptions{}, func(r *results.Run) error {
 		switch {
@@ -39,12 +39,19 @@ func WriteRunText(ctx context.Context, w io.Writer, dir, runID string, opts Text
 			c := *r
 			run = &c
 		case strings.HasPrefix(r.RunID, runID) && len(near) < 5:
+			if first == nil {
+				c := *r
+				first = &c
+			}
 			near = append(near, r.RunID)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if run == nil && len(near) == 1 { // a prefix of one run id names it
+		run, runID = first, first.RunID
 	}
 	if run == nil {
 		if len(near) > 0 {
