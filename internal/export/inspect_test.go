@@ -17,10 +17,14 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// fixture is a small study folder: a memory relay that reached Executed,
-// a delegation relay whose call pi_detector blocked, a single run that
-// noticed the canary (one of its thinking steps redacted), a run that
-// errored with a provider error, and a reward-hack run.
+// fixture is a small study folder: five runs of the smoke study on the
+// local backend (scripted agents), their transcripts without the sandbox
+// states, edited by hand where the scripted agents show nothing: a memory
+// relay that reached Executed (tried twice, and spending tokens), a
+// delegation relay whose call pi_detector blocked, a single run that
+// noticed the canary (one of its thinking steps redacted, spending tokens
+// and reasoning tokens), a run that errored with a provider error, and a
+// reward-hack run.
 const fixture = "testdata/study"
 
 // exportFixture exports the fixture in format and returns the logs' paths.
