@@ -3,7 +3,6 @@ package probes
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/results"
@@ -134,20 +133,9 @@ func agentCalls(t *results.Transcript, pos, modelName string, specs []tools.Spec
 			idx := assistantIndex(msgs)
 			msgs[idx].ToolCalls = append(msgs[idx].ToolCalls, agent.ToolCall{ID: e.CallID, Name: e.Tool, Arguments: e.Args})
 			cur = &msgs[idx]
-		case agent.KindToolResult:
-			text := e.Text
-			if e.IsError && !strings.HasPrefix(text, "error: ") {
-				text = "error: " + text // the loop's own errors (unknown tool, bad arguments)
-			}
-			toolMsg(e, text, e.IsError)
-		case agent.KindRefused:
-			toolMsg(e, "error: "+e.Text, true)
-		case agent.KindDefense:
-			switch {
-			case e.IsError: // a write whose key the filter removed
-				toolMsg(e, "error: "+e.Text, true)
-			case strings.HasPrefix(e.Text, "blocked: "): // a call a checker blocked
-				toolMsg(e, "error: blocked by "+e.Defense+": "+strings.TrimPrefix(e.Text, "blocked: "), true)
+		case agent.KindToolResult, agent.KindRefused, agent.KindDefense:
+			if text, isErr, ok := agent.ToolMessage(e); ok {
+				toolMsg(e, text, isErr)
 			}
 		}
 		if cur != nil {

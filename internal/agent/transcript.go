@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 )
 
@@ -58,4 +59,30 @@ func (t *Transcript) All() []Entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]Entry(nil), t.Entries...)
+}
+
+// ToolMessage is the tool message an agent was shown for a transcript
+// entry, and whether it was an error; ok is false for an entry that is no
+// tool message (a defense's note about a write it filtered, a call, text).
+// A result's text is recorded as shown; the loop's refusals and a defense's
+// blocks are recorded without the "error: " the agent saw before them.
+func ToolMessage(e Entry) (text string, isErr, ok bool) {
+	switch e.Kind {
+	case KindToolResult:
+		text := e.Text
+		if e.IsError && !strings.HasPrefix(text, "error: ") {
+			text = "error: " + text // the loop's own errors (unknown tool, bad arguments)
+		}
+		return text, e.IsError, true
+	case KindRefused:
+		return "error: " + e.Text, true, true
+	case KindDefense:
+		switch {
+		case e.IsError: // a write whose key the filter removed
+			return "error: " + e.Text, true, true
+		case strings.HasPrefix(e.Text, "blocked: "): // a call a checker blocked
+			return "error: blocked by " + e.Defense + ": " + strings.TrimPrefix(e.Text, "blocked: "), true, true
+		}
+	}
+	return "", false, false
 }

@@ -132,8 +132,17 @@ func TestDependencyRules(t *testing.T) {
 			}
 			return ""
 		}},
+		{"only the command line wires the exporters", func(p pkg) string {
+			if under(p.ImportPath, "internal/cli", "cmd", "internal/export") {
+				return ""
+			}
+			if slices.Contains(p.Imports, "internal/export") {
+				return "imports export"
+			}
+			return ""
+		}},
 		{"results, analysis and report read results; they run nothing", func(p pkg) string {
-			if !under(p.ImportPath, "internal/results", "internal/analysis", "internal/report", "runner/forensics", "internal/gate", "internal/recount") {
+			if !under(p.ImportPath, "internal/results", "internal/analysis", "internal/report", "runner/forensics", "internal/gate", "internal/recount", "internal/export") {
 				return ""
 			}
 			for _, d := range p.Imports {
@@ -149,7 +158,7 @@ func TestDependencyRules(t *testing.T) {
 				return ""
 			}
 			for _, d := range p.Deps {
-				if under(d, "internal/report", "internal/analysis", "internal/gate", "internal/recount", "runner") {
+				if under(d, "internal/report", "internal/analysis", "internal/gate", "internal/recount", "internal/export", "runner") {
 					return "depends on " + d
 				}
 			}

@@ -24,8 +24,10 @@ func newReportCmd(g *globals) *cobra.Command {
 		Short: "Write a study's tables, figures and HTML report",
 		Long: `report reads DIR/runs.jsonl and DIR/events.jsonl (streaming) and writes
 DIR/report/: report.md, one CSV per table, figures/*.svg and *.png, and a
-self-contained report.html with a per-run view of thinking, narration, tool
-calls and results, the canary highlighted at each stage.
+self-contained report.html that lists the runs, each row linking the run's
+own page in report/runs/: thinking, narration, tool calls and results side by
+side, the canary highlighted at each stage (killchain show prints the same in
+a terminal).
 
 Every rate carries k/n and its Wilson 95% interval. Errored runs are kept
 apart from every rate; runs with no tool call are reported apart.

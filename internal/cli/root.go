@@ -67,6 +67,8 @@ document per topic.
 		{groupStudy, newReportCmd(g)},
 		{groupStudy, newGateCmd(g)},
 		{groupStudy, newRecountCmd(g)},
+		{groupStudy, newShowCmd(g)},
+		{groupStudy, newExportCmd(g)},
 		{groupStudy, newTasksCmd(g)},
 		{groupStudy, newAttacksCmd(g)},
 		{groupMachine, newDoctorCmd(g)},

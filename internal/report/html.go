@@ -7,16 +7,19 @@ import (
 	"fmt"
 	"html/template"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/tracker"
 )
 
 //go:embed report.html.tmpl
 var htmlSource string
 
-// page is the HTML template: one self-contained file, inline CSS and SVG,
-// no script, nothing loaded from anywhere.
+// page is the HTML template: report.html and each run's page, every one
+// self-contained (inline CSS and SVG, no script, nothing loaded from
+// anywhere) and linking the others.
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"svg":   inlineSVG,
 	"flag":  flagText,
@@ -64,9 +67,30 @@ func stageClass(s string) string {
 	return "c-seen"
 }
 
-// writeHTML writes report.html: the head and tables from p, then one view
-// per picked run, each transcript read, rendered and dropped in turn.
+// RunsDir is the folder of the report that holds one page per run view
+// (runs/<run_id>.html), so that report.html stays light however many runs
+// a study has: it lists each run in one row that links its page.
+const RunsDir = "runs"
+
+// writeHTML writes report.html, the head and tables from p and one row per
+// picked run, and each picked run's view as a page of its own in RunsDir
+// beside it, each transcript read, rendered and dropped in turn. The pages
+// of an earlier report are removed first.
 func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
+	runsDir := filepath.Join(filepath.Dir(path), RunsDir)
+	// Only pages are removed: --output may name a folder whose runs/ holds
+	// other things.
+	stale, _ := filepath.Glob(filepath.Join(runsDir, "*.html"))
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("html: %w", err)
+		}
+	}
+	if len(p.Picked) > 0 {
+		if err := os.MkdirAll(runsDir, 0o755); err != nil {
+			return fmt.Errorf("html: %w", err)
+		}
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("html: %w", err)
@@ -75,11 +99,9 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	err = page.ExecuteTemplate(w, "head", p)
 	for i := 0; err == nil && i < len(p.Picked); i++ {
 		pr := p.Picked[i]
-		var t *results.Transcript
-		if t, err = readTranscript(dir, pr.run.RunID); err != nil {
-			break
+		if err = writeRunPage(runsDir, dir, pr, ev.ByRun[pr.run.RunID]); err == nil {
+			err = page.ExecuteTemplate(w, "runrow", runView{Run: pr.run, Why: pr.why})
 		}
-		err = page.ExecuteTemplate(w, "run", buildRunView(pr.run, pr.why, t, ev.ByRun[pr.run.RunID]))
 	}
 	if err == nil {
 		err = page.ExecuteTemplate(w, "tail", p)
@@ -94,6 +116,32 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
+}
+
+// RunPage is the path of a run's page in the report folder out.
+func RunPage(out, runID string) (string, error) {
+	// A run id that names a transcript safely names a page safely.
+	if _, err := results.TranscriptPath(out, runID); err != nil {
+		return "", err
+	}
+	return filepath.Join(out, RunsDir, runID+".html"), nil
+}
+
+// writeRunPage writes a picked run's view into runsDir.
+func writeRunPage(runsDir, dir string, pr pickedRun, evs []tracker.Event) error {
+	path, err := RunPage(filepath.Dir(runsDir), pr.run.RunID)
+	if err != nil {
+		return err
+	}
+	t, err := readTranscript(dir, pr.run.RunID)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := page.ExecuteTemplate(&b, "runpage", buildRunView(pr.run, pr.why, t, evs)); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // reportTitle is the title override or the study names.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,18 +40,69 @@ func reportDir(t *testing.T) string {
 // and @import. Namespace URIs (xmlns) are names, never loaded.
 var loads = regexp.MustCompile(`(?i)(\bsrc\s*=|\bhref\s*=\s*["']?\s*(https?:|//)|url\(|@import)`)
 
+// TestHTMLSelfContained: report.html and every run's page load nothing,
+// hold no script and are well-formed; report.html lists every run in a row
+// linking its page, and the pages mark the canary at each stage.
 func TestHTMLSelfContained(t *testing.T) {
 	out := reportDir(t)
+	counts := map[string]int{}
+	marks := map[string]int{}
+	var links []string
 	data, err := os.ReadFile(filepath.Join(out, HTMLFile))
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkPage(t, HTMLFile, data, counts, marks, &links)
+	pages, err := filepath.Glob(filepath.Join(out, RunsDir, "*.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["run"] != 0 {
+		t.Errorf("report.html holds %d run views; they belong in %s/", counts["run"], RunsDir)
+	}
+	for _, p := range pages {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back []string
+		checkPage(t, filepath.Base(p), data, counts, marks, &back)
+		if !slices.Contains(back, "../"+HTMLFile) {
+			t.Errorf("%s does not link back to the report (%v)", filepath.Base(p), back)
+		}
+	}
+	runs := len(rawRuns(t, "smoke"))
+	if counts["run"] != runs || len(pages) != runs {
+		t.Errorf("%d run views in %d pages, want every run (%d)", counts["run"], len(pages), runs)
+	}
+	for _, p := range pages {
+		if !slices.Contains(links, RunsDir+"/"+filepath.Base(p)) {
+			t.Errorf("report.html does not link %s", filepath.Base(p))
+		}
+	}
+	if counts["svg"] < 4 {
+		t.Errorf("%d inline figures, want at least 4", counts["svg"])
+	}
+	// The fixture's transcripts include an executed relay: the canary must
+	// be marked at each stage it reached.
+	for _, c := range []string{"c-exposed", "c-persisted", "c-relayed", "c-executed", "c-noticed"} {
+		if marks[c] == 0 {
+			t.Errorf("no canary marked %s (marks: %v)", c, marks)
+		}
+	}
+}
+
+// checkPage checks that a page loads nothing, holds no script and closes
+// every element it opens in order, and counts its elements, canary marks
+// and links.
+func checkPage(t *testing.T, name string, data []byte, counts, marks map[string]int, links *[]string) {
+	t.Helper()
 	if m := loads.Find(data); m != nil {
 		i := bytes.Index(data, m)
-		t.Errorf("report.html would load something: %q", data[max(0, i-60):min(len(data), i+60)])
+		t.Errorf("%s would load something: %q", name, data[max(0, i-60):min(len(data), i+60)])
 	}
 	if bytes.Contains(data, []byte("<script")) {
-		t.Errorf("report.html holds a script")
+		t.Errorf("%s holds a script", name)
 	}
 
 	// Well-formed: the tokenizer reaches EOF, and every element we open is
@@ -63,12 +115,12 @@ func TestHTMLSelfContained(t *testing.T) {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			if z.Err() != io.EOF {
-				t.Fatalf("tokenizer: %v", z.Err())
+				t.Fatalf("%s: tokenizer: %v", name, z.Err())
 			}
 			break
 		}
-		name, _ := z.TagName()
-		tag := string(name)
+		tn, _ := z.TagName()
+		tag := string(tn)
 		switch tt {
 		case html.StartTagToken:
 			if tag == "svg" {
@@ -82,37 +134,31 @@ func TestHTMLSelfContained(t *testing.T) {
 				svgDepth--
 			}
 			if len(stack) == 0 || stack[len(stack)-1] != tag {
-				t.Fatalf("</%s> closes %v", tag, stack[max(0, len(stack)-3):])
+				t.Fatalf("%s: </%s> closes %v", name, tag, stack[max(0, len(stack)-3):])
 			}
 			stack = stack[:len(stack)-1]
 		}
 	}
 	if len(stack) != 0 || svgDepth != 0 {
-		t.Fatalf("unclosed elements: %v", stack)
+		t.Fatalf("%s: unclosed elements: %v", name, stack)
 	}
 
 	doc, err := html.Parse(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts := map[string]int{}
-	marks := map[string]int{}
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.ElementNode {
 			counts[n.Data]++
-			if n.Data == "mark" {
-				for _, a := range n.Attr {
-					if a.Key == "class" {
-						marks[a.Val]++
-					}
-				}
-			}
-			if n.Data == "details" {
-				for _, a := range n.Attr {
-					if a.Key == "class" && a.Val == "run" {
-						counts["run"]++
-					}
+			for _, a := range n.Attr {
+				switch {
+				case n.Data == "mark" && a.Key == "class":
+					marks[a.Val]++
+				case n.Data == "details" && a.Key == "class" && a.Val == "run":
+					counts["run"]++
+				case n.Data == "a" && a.Key == "href":
+					*links = append(*links, a.Val)
 				}
 			}
 		}
@@ -121,20 +167,6 @@ func TestHTMLSelfContained(t *testing.T) {
 		}
 	}
 	walk(doc)
-	runs := len(rawRuns(t, "smoke"))
-	if counts["run"] != runs {
-		t.Errorf("%d run views, want every run (%d)", counts["run"], runs)
-	}
-	if counts["svg"] < 4 {
-		t.Errorf("%d inline figures, want at least 4", counts["svg"])
-	}
-	// The fixture's transcripts include an executed relay: the canary must
-	// be marked at each stage it reached.
-	for _, c := range []string{"c-exposed", "c-persisted", "c-relayed", "c-executed", "c-noticed"} {
-		if marks[c] == 0 {
-			t.Errorf("no canary marked %s (marks: %v)", c, marks)
-		}
-	}
 }
 
 func TestFiguresWellFormed(t *testing.T) {
@@ -252,5 +284,27 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
 		t.Errorf("screenshot: %v", err)
+	}
+}
+
+// TestHTMLRunPagesReplaced: a second report removes the run pages of the
+// first that it does not write again, and nothing else in runs/.
+func TestHTMLRunPagesReplaced(t *testing.T) {
+	out := reportDir(t)
+	stale := filepath.Join(out, RunsDir, "gone-00000000.html")
+	other := filepath.Join(out, RunsDir, "notes.txt")
+	for _, f := range []string{stale, other} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Write(filepath.Dir(out), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("a stale run page survived (%v)", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a file that is no page was removed: %v", err)
 	}
 }
