@@ -143,7 +143,7 @@ func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
 	r := agent.Reply{
 		Thinking:  strings.Join(thinking, "\n"),
 		Narration: narration,
-		Usage: chatUsage(req, resp),
+		Usage:     chatUsage(req, resp),
 	}
 	turn := chat.Turn(req.Messages)
 	for i, tc := range msg.ToolCalls {
