@@ -81,7 +81,9 @@ func (r *Runner) usageCost(model, defenseName string, res agent.Result) float64 
 }
 
 // costKey groups runs whose costs are alike, for the estimate of the next.
-func costKey(pr study.Run) string { return pr.Task + "|" + pr.ModelA + "|" + pr.ModelB + "|" + pr.Condition }
+func costKey(pr study.Run) string {
+	return pr.Task + "|" + pr.ModelA + "|" + pr.ModelB + "|" + pr.Condition
+}
 
 // costLimit is the limit in force: the option's, else the study's.
 func (r *Runner) costLimit() float64 {

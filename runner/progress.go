@@ -17,21 +17,21 @@ import (
 // Progress reports runs done, errors and an ETA: a bar on a terminal, plain
 // lines (at most one every few seconds, and the last) otherwise.
 type Progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	total    int
-	done     int
-	errors   int
-	retried  int
+	mu      sync.Mutex
+	w       io.Writer
+	total   int
+	done    int
+	errors  int
+	retried int
 	// spent is what the study cost so far and priced whether to show it;
 	// throttled counts 429 answers.
 	spent     float64
 	priced    bool
 	throttled int
 	start     time.Time
-	last     time.Time
-	interval time.Duration
-	bar      *progressbar.ProgressBar
+	last      time.Time
+	interval  time.Duration
+	bar       *progressbar.ProgressBar
 }
 
 // A Terminal is a progress writer that shows a bar on a terminal of its

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -203,7 +203,7 @@ func listed(ctx context.Context, c Config, url string, headers map[string]string
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if json.Unmarshal(body, &list) != nil || len(list.Data) == 0 {
+	if json.Unmarshal(body, &list) != nil || len(list.Data) == 0 || c.Model == "" {
 		return f // a server that lists no models cannot be checked further
 	}
 	var ids []string
