@@ -100,7 +100,7 @@ func spentBefore(dir string, est *cost.Estimator) (float64, error) {
 	spent := 0.0
 	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
 		spent += run.Cost
-		if run.Error == "" {
+		if run.Error == "" && run.Cost > 0 {
 			est.Observe(run.Task+"|"+run.ModelA+"|"+run.ModelB+"|"+run.Condition, run.Cost)
 		}
 		return nil
@@ -121,6 +121,21 @@ func (r *Runner) priced() bool {
 		if m.Price != nil {
 			return true
 		}
+	}
+	return false
+}
+
+// runPriced reports whether a run's models (or its classifier) have a
+// price: runs of scripted or unpriced models cost nothing and need no
+// reservation.
+func (r *Runner) runPriced(pr study.Run) bool {
+	for _, name := range []string{pr.ModelA, pr.ModelB} {
+		if name != "" && r.price(name) != nil {
+			return true
+		}
+	}
+	if d, ok := r.study.Defense(pr.Defense); ok && d.Classifier != "" {
+		return r.price(d.Classifier) != nil
 	}
 	return false
 }

@@ -298,7 +298,10 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		if gctx.Err() != nil {
 			break
 		}
-		est := estimator.Next(costKey(pr))
+		est := 0.0
+		if r.runPriced(pr) {
+			est = estimator.Next(costKey(pr))
+		}
 		if !budget.Reserve(est) {
 			// The next run could pass the limit: start no more; the runs
 			// in flight finish and are recorded.
@@ -347,7 +350,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			}
 			recorded = true
 			budget.Settle(est, out.run.Cost)
-			if out.run.Error == "" {
+			if out.run.Error == "" && r.runPriced(pr) {
 				estimator.Observe(costKey(pr), out.run.Cost)
 			}
 			if out.run.Error != "" {

@@ -92,8 +92,8 @@ func TestEstimator(t *testing.T) {
 	if got := e.Next("a"); got != 2 {
 		t.Errorf("kind a: %g, want its mean 2", got)
 	}
-	if got := e.Next("c"); got != 4 {
-		t.Errorf("unseen kind: %g, want the mean of all runs 4", got)
+	if got := e.Next("c"); got != 8 {
+		t.Errorf("unseen kind: %g, want the highest mean of a kind 8", got)
 	}
 }
 

@@ -3,14 +3,14 @@ package cost
 import "sync"
 
 // Estimator guesses what the next run of a kind will cost from the runs
-// of that kind recorded so far: their mean, else the mean of every run
-// recorded, else a prior (a plan's estimate, or 0 when there is none). A
-// kind is whatever key the caller groups runs by (task and models). It is
-// safe for concurrent use.
+// of that kind recorded so far: their mean, else the highest mean of any
+// kind seen (a run of a new kind could cost as much as the dearest), else
+// a prior (a plan's estimate, or 0 when there is none). A kind is whatever
+// key the caller groups runs by (task and models). It is safe for
+// concurrent use.
 type Estimator struct {
 	mu    sync.Mutex
 	prior float64
-	all   mean
 	byKey map[string]*mean
 }
 
@@ -35,8 +35,6 @@ func (e *Estimator) Observe(key string, usd float64) {
 	}
 	m.n++
 	m.sum += usd
-	e.all.n++
-	e.all.sum += usd
 }
 
 // Next is the estimated cost of the next run of kind key.
@@ -46,10 +44,14 @@ func (e *Estimator) Next(key string) float64 {
 	if m := e.byKey[key]; m != nil && m.n > 0 {
 		return m.sum / float64(m.n)
 	}
-	if e.all.n > 0 {
-		return e.all.sum / float64(e.all.n)
+	if len(e.byKey) == 0 {
+		return e.prior
 	}
-	return e.prior
+	high := 0.0
+	for _, m := range e.byKey {
+		high = max(high, m.sum/float64(m.n))
+	}
+	return high
 }
 
 // CharsPerToken is the rule of thumb a prompt-size estimate counts tokens
