@@ -294,7 +294,14 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var smu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, r.study.Concurrency))
+	// A run takes its slot before it reserves its cost, so that the
+	// estimate is made when it can start, against the runs then in flight.
+	slots := make(chan struct{}, max(1, r.study.Concurrency))
 	for _, pr := range todo {
+		select {
+		case slots <- struct{}{}:
+		case <-gctx.Done():
+		}
 		if gctx.Err() != nil {
 			break
 		}
@@ -309,6 +316,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		}
 		g.Go(func() error {
 			recorded := false
+			defer func() { <-slots }()
 			defer func() {
 				if !recorded {
 					budget.Release(est)

@@ -92,7 +92,7 @@ and the folder.
 				}
 				file = filepath.Join(file, results.StudyFile)
 			}
-			s, sel, _, _, err := loadPlan(cmd, g, file, sandbox, &subset, true)
+			s, sel, _, runs, err := loadPlan(cmd, g, file, sandbox, &subset, true)
 			if err != nil {
 				return err
 			}
@@ -125,6 +125,11 @@ and the folder.
 			if !quiet {
 				// A bar when stderr is a terminal, lines otherwise.
 				opts.Progress = g.stderr.bar()
+			}
+			if est, err := estimateRuns(s, runs, ""); err == nil {
+				// The first runs of a study with a cost limit reserve this
+				// much each, until runs of their kind have cost something.
+				opts.CostPrior = est.perRun()
 			}
 			r, err := runner.New(s, opts)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/models/internal/fake"
 	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/results"
@@ -95,6 +96,20 @@ func TestCostLimitStopsAndResumes(t *testing.T) {
 		t.Errorf("the summary does not say what the study spent:\n%s", stdout)
 	}
 
+	t.Run("plan estimates from prompt sizes, or from the earlier folder", func(t *testing.T) {
+		file := writeStudy(t, costStudy(srv.URL, ""))
+		code, stdout, stderr := killchain(t, "plan", file)
+		if code != 0 || !strings.Contains(stdout, "estimate (not a measurement)") || !strings.Contains(stdout, "prompt sizes") ||
+			!strings.Contains(stdout, "scripted: $0") {
+			t.Errorf("plan exit %d:\n%s%s", code, stdout, stderr)
+		}
+		code, stdout, stderr = killchain(t, "plan", "--estimate-from", full, file)
+		want := "total ~" + cost.Dollars(total)
+		if code != 0 || !strings.Contains(stdout, "finished runs in "+full) || !strings.Contains(stdout, want) {
+			t.Errorf("plan --estimate-from exit %d, want %q:\n%s%s", code, want, stdout, stderr)
+		}
+	})
+
 	limit := total / 2
 	dir := filepath.Join(t.TempDir(), "limited")
 	file := writeStudy(t, costStudy(srv.URL, strconv.FormatFloat(limit, 'f', 8, 64)))
@@ -110,6 +125,7 @@ func TestCostLimitStopsAndResumes(t *testing.T) {
 	if len(part) == 0 || len(part) >= 16 {
 		t.Fatalf("%d of 16 runs recorded under the limit", len(part))
 	}
+	t.Logf("%d of 16 runs recorded, %g spent under a limit of %g", len(part), spent, limit)
 	if spent > limit*1.5 {
 		t.Errorf("spent %g under a limit of %g", spent, limit)
 	}
@@ -163,5 +179,75 @@ func TestCostLimitStopsAndResumes(t *testing.T) {
 	}
 	if box := byModel["box"]; box == nil || !strings.Contains(box[10], "$2.5 in") {
 		t.Errorf("the priced model's row %v does not give its price", box)
+	}
+}
+
+// TestFatalAnswerStopsTheStudy: a server that refuses the key (401) or
+// lacks the model (404) stops the study after the runs already asking,
+// never retried, with the key's variable or the model and the server's
+// own words named once ("provider error: provider error:" no more).
+func TestFatalAnswerStopsTheStudy(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		want   []string
+	}{
+		{"401", 401, []string{"authentication refused: check the API key in GPU_BOX_KEY", "The API key given is not valid."}},
+		{"404", 404, []string{"the server has no model qwen3-8b", "No such model on this server."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GPU_BOX_KEY", "box-fatal-key-0002")
+			srv := fake.NewProvider(t, fake.Compatible, fake.Options{Models: []string{"qwen3-8b"}})
+			srv.Fail(fake.Fault{Name: tt.name, When: fake.Always, Status: tt.status})
+			dir := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := killchain(t, "run", "-q", "--output", dir, writeStudy(t, costStudy(srv.URL, "")))
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+			}
+			for _, w := range append(tt.want, "no later run could succeed", "--resume") {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if strings.Contains(stderr, "provider error: provider error") {
+				t.Errorf("stderr repeats the error kind:\n%s", stderr)
+			}
+			if n := len(srv.Exchanges()); n > 2 {
+				t.Errorf("the server was asked %d times; a study of concurrency 2 stops after 2", n)
+			}
+			for _, r := range lines(t, dir) {
+				if r.ModelA == "box" && (r.ErrorKind != "provider" || r.Attempts != 1) {
+					t.Errorf("run %s: kind %q after %d attempts", r.RunID, r.ErrorKind, r.Attempts)
+				}
+			}
+		})
+	}
+}
+
+// TestRateLimitsCounted: 429 answers are counted on the run that met them,
+// in the progress line and in the report's cost table.
+func TestRateLimitsCounted(t *testing.T) {
+	t.Setenv("GPU_BOX_KEY", "box-429-key-0003")
+	srv := fake.NewProvider(t, fake.Compatible, fake.Options{Models: []string{"qwen3-8b"}})
+	srv.Fail(fake.Fault{Name: "429", When: fake.Always, Times: 3, Status: 429, RetryAfter: "0"})
+	dir := filepath.Join(t.TempDir(), "out")
+	file := writeStudy(t, strings.Replace(costStudy(srv.URL, ""), "max_retries = 0", "max_retries = 4", 1))
+	code, stdout, stderr := killchain(t, "run", "--output", dir, file)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	n := 0
+	for _, r := range lines(t, dir) {
+		n += r.RateLimited
+		if r.Error != "" {
+			t.Errorf("run %s errored: %s", r.RunID, r.Error)
+		}
+	}
+	if n != 3 {
+		t.Errorf("runs.jsonl counts %d rate limits, the server sent 3", n)
+	}
+	if !strings.Contains(stderr, "rate-limited 3") || !strings.Contains(stdout, "3 rate-limit answers (429)") {
+		t.Errorf("the progress line or summary does not count the rate limits:\n%s%s", stdout, stderr)
 	}
 }

@@ -256,6 +256,12 @@ func (p *Provider) writeError(w http.ResponseWriter, r *http.Request, status int
 		switch {
 		case status == http.StatusTooManyRequests:
 			msg = "Rate limit reached for requests. Please try again later."
+		case status == http.StatusUnauthorized:
+			msg = "The API key given is not valid."
+		case status == http.StatusForbidden:
+			msg = "This key has no access to the model."
+		case status == http.StatusNotFound:
+			msg = "No such model on this server."
 		case status >= 500:
 			msg = "The server had an error while processing your request."
 		default:
