@@ -93,9 +93,10 @@ func priceBasis(m results.Manifest, label string) string {
 	return strings.Join(parts, "; ")
 }
 
-// sections are the token and cost tables: per model, then per cell.
+// sections are the token and cost tables: per model, then per cell. A
+// study of scripted agents alone (no token, no cost) has none.
 func (t *costTally) sections(dir string) []section {
-	if t.total.runs == 0 {
+	if tot := t.total; tot.runs == 0 || tot.tok == (cost.Tokens{}) && tot.usd == 0 && tot.rateLimited == 0 {
 		return nil
 	}
 	man, _ := results.ReadManifest(dir) // an imported or bare folder has none: every model reads "no price"
