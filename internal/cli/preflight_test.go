@@ -66,6 +66,9 @@ func TestPlanAndDoctorWarnAboutMaxTokens(t *testing.T) {
 				t.Fatalf("doctor exit %d; a warning must not fail it\n%s%s", code, stdout, stderr)
 			}
 			checkWarning(t, "doctor output", stdout, "warning", tt.warn)
+			if tt.model(t) != "" && !strings.Contains(stdout, "no price: its runs are recorded at $0") {
+				t.Errorf("doctor does not warn that hosted model m has no price:\n%s", stdout)
+			}
 		})
 	}
 }
