@@ -68,6 +68,13 @@ the full study's.
 When the study ends, its thresholds are judged on the folder's runs.jsonl
 (see killchain gate).
 
+--cost-limit DOLLARS (or the study's cost_limit) starts no run that could
+carry the study's cost past the limit: the runs in flight finish and are
+recorded, the study exits 3, and --resume continues it (with a higher
+limit). A 401, 403 or 404 from a provider (a refused key, a model the
+server lacks) stops the study at once, never retried, naming the key's
+variable or the model; see docs/cost.md.
+
 Progress goes to stderr: a bar on a terminal (log lines print above it),
 otherwise a line every few seconds and one at the end; -q turns it off. The
 summary line goes to stdout. Ctrl-C stops the study, keeps every finished run
