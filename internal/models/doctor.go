@@ -139,7 +139,8 @@ func doctorHosted(ctx context.Context, c Config) Finding {
 	switch c.Provider {
 	case Anthropic:
 		base := strings.TrimRight(or(c.BaseURL, anthropic.DefaultBaseURL), "/")
-		return listed(ctx, c, base+"/v1/models", map[string]string{"x-api-key": key, "anthropic-version": "2023-06-01"},
+		// Anthropic pages its list (20 by default, at most 1000 a page).
+		return listed(ctx, c, base+"/v1/models?limit=1000", map[string]string{"x-api-key": key, "anthropic-version": "2023-06-01"},
 			"check base_url and your network")
 	case DeepSeek:
 		return listed(ctx, c, strings.TrimRight(or(c.BaseURL, deepseek.DefaultBaseURL), "/")+"/models", bearer(key), "check base_url and your network")
@@ -179,7 +180,7 @@ func listed(ctx context.Context, c Config, url string, headers map[string]string
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		f.OK = false
-		f.Problem = fmt.Sprintf("%s server %s does not answer: %s", c.Provider, strings.TrimSuffix(url, "/models"), scrubURLError(err))
+		f.Problem = fmt.Sprintf("%s server %s does not answer: %s", c.Provider, url[:max(0, strings.LastIndex(url, "/models"))], scrubURLError(err))
 		f.Advice = unreachable
 		return f
 	}
@@ -202,6 +203,7 @@ func listed(ctx context.Context, c Config, url string, headers map[string]string
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
+		HasMore bool `json:"has_more"` // Anthropic: more pages than this one
 	}
 	if json.Unmarshal(body, &list) != nil || len(list.Data) == 0 || c.Model == "" {
 		return f // a server that lists no models cannot be checked further
@@ -212,6 +214,9 @@ func listed(ctx context.Context, c Config, url string, headers map[string]string
 			return f
 		}
 		ids = append(ids, m.ID)
+	}
+	if list.HasMore {
+		return f // the model may be on a later page
 	}
 	slices.Sort(ids)
 	if len(ids) > 8 {
