@@ -139,3 +139,40 @@ func (r *Runner) runPriced(pr study.Run) bool {
 	}
 	return false
 }
+
+// spend is a study's money while it runs: what it spent, the reservations
+// of the runs in flight, and the estimate of the next run.
+type spend struct {
+	r      *Runner
+	est    *cost.Estimator
+	budget *cost.Budget
+}
+
+// newSpend starts from what the folder's recorded runs already cost.
+func (r *Runner) newSpend() (*spend, error) {
+	est := cost.NewEstimator(r.opts.CostPrior)
+	spent, err := spentBefore(r.opts.Output, est)
+	if err != nil {
+		return nil, err
+	}
+	return &spend{r: r, est: est, budget: cost.NewBudget(r.costLimit(), spent)}, nil
+}
+
+// reserve books a run's estimated cost before it starts; false when it
+// could carry the study past its limit. Unpriced runs reserve nothing.
+func (s *spend) reserve(pr study.Run) (float64, bool) {
+	est := 0.0
+	if s.r.runPriced(pr) {
+		est = s.est.Next(costKey(pr))
+	}
+	return est, s.budget.Reserve(est)
+}
+
+// settle replaces a recorded run's reservation by its cost, and learns
+// from it.
+func (s *spend) settle(pr study.Run, est float64, run results.Run) {
+	s.budget.Settle(est, run.Cost)
+	if run.Error == "" && s.r.runPriced(pr) {
+		s.est.Observe(costKey(pr), run.Cost)
+	}
+}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
-	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/defense"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
@@ -275,20 +274,18 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if len(sum.Left) > 0 {
 		r.log.Info("errored runs left as they are", "left", sum.Left, "hint", "--rerun truncated,refused runs them again")
 	}
-	estimator := cost.NewEstimator(r.opts.CostPrior)
-	spent, err := spentBefore(r.opts.Output, estimator)
+	money, err := r.newSpend()
 	if err != nil {
 		return sum, fmt.Errorf("resume: %w", err)
 	}
-	budget := cost.NewBudget(r.costLimit(), spent)
-	sum.CostLimit = budget.Limit()
+	sum.CostLimit = money.budget.Limit()
 	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "selected", len(selected), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
 
 	var prog *Progress
 	if r.opts.Progress != nil {
 		prog = NewProgress(r.opts.Progress, len(todo))
-		if r.priced() || budget.Limit() > 0 {
-			prog.Spent(spent)
+		if r.priced() || money.budget.Limit() > 0 {
+			prog.Spent(money.budget.Spent())
 		}
 	}
 	var smu sync.Mutex
@@ -305,11 +302,8 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		if gctx.Err() != nil {
 			break
 		}
-		est := 0.0
-		if r.runPriced(pr) {
-			est = estimator.Next(costKey(pr))
-		}
-		if !budget.Reserve(est) {
+		est, ok := money.reserve(pr)
+		if !ok {
 			// The next run could pass the limit: start no more; the runs
 			// in flight finish and are recorded.
 			break
@@ -319,7 +313,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			defer func() { <-slots }()
 			defer func() {
 				if !recorded {
-					budget.Release(est)
+					money.budget.Release(est)
 				}
 			}()
 			if gctx.Err() != nil {
@@ -357,10 +351,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 				r.opts.Timed(time.Since(began), time.Since(writing))
 			}
 			recorded = true
-			budget.Settle(est, out.run.Cost)
-			if out.run.Error == "" && r.runPriced(pr) {
-				estimator.Observe(costKey(pr), out.run.Cost)
-			}
+			money.settle(pr, est, out.run)
 			if out.run.Error != "" {
 				r.log.Warn("run failed", "run", pr.RunID, "attempts", out.run.Attempts, "kind", out.run.ErrorKind, "error", out.run.Error)
 			}
@@ -406,10 +397,10 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if _, cerr := results.Compact(r.opts.Output); cerr != nil && err == nil {
 		err = cerr
 	}
-	sum.Spent = budget.Spent()
-	if budget.Reached() && err == nil && ctx.Err() == nil {
-		sum.CostStopped = budget.Reason()
-		r.log.Warn("cost limit reached", "limit", budget.Limit(), "spent", sum.Spent, "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
+	sum.Spent = money.budget.Spent()
+	if money.budget.Reached() && err == nil && ctx.Err() == nil {
+		sum.CostStopped = money.budget.Reason()
+		r.log.Warn("cost limit reached", "limit", sum.CostLimit, "spent", sum.Spent, "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
 		return sum, fmt.Errorf("%w: %s", ErrCostLimit, sum.CostStopped)
 	}
 	if ctx.Err() != nil {
