@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -158,14 +159,18 @@ func (r *Runner) newSpend() (*spend, error) {
 	return &spend{r: r, est: est, budget: cost.NewBudget(r.costLimit(), spent)}, nil
 }
 
-// reserve books a run's estimated cost before it starts; false when it
-// could carry the study past its limit. Unpriced runs reserve nothing.
-func (s *spend) reserve(pr study.Run) (float64, bool) {
-	est := 0.0
-	if s.r.runPriced(pr) {
-		est = s.est.Next(costKey(pr))
-	}
-	return est, s.budget.Reserve(est)
+// reserve books a run's estimated cost before it starts, waiting for the
+// runs in flight when it could carry the study past its limit; false when
+// it still could with none in flight, or when ctx ended. Unpriced runs
+// reserve nothing.
+func (s *spend) reserve(ctx context.Context, pr study.Run) (float64, bool) {
+	priced := s.r.runPriced(pr)
+	return s.budget.Reserve(func() float64 {
+		if !priced {
+			return 0
+		}
+		return s.est.Next(costKey(pr))
+	}, func() bool { return ctx.Err() != nil })
 }
 
 // settle replaces a recorded run's reservation by its cost, and learns

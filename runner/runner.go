@@ -302,10 +302,11 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		if gctx.Err() != nil {
 			break
 		}
-		est, ok := money.reserve(pr)
+		est, ok := money.reserve(gctx, pr)
 		if !ok {
-			// The next run could pass the limit: start no more; the runs
-			// in flight finish and are recorded.
+			// The next run could pass the limit even once the runs in
+			// flight are recorded (or the study was stopped): start no more.
+			<-slots
 			break
 		}
 		g.Go(func() error {

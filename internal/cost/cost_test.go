@@ -2,7 +2,9 @@ package cost
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"time"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -40,43 +42,78 @@ func TestDollars(t *testing.T) {
 	}
 }
 
+func fixed(v float64) func() float64 { return func() float64 { return v } }
+
+func never() bool { return false }
+
 func TestBudget(t *testing.T) {
-	t.Run("refuses the run that could pass the limit, then every run", func(t *testing.T) {
+	t.Run("refuses the run that could pass the limit with none in flight, then every run", func(t *testing.T) {
 		b := NewBudget(1, 0.5)
-		if !b.Reserve(0.3) {
-			t.Fatal("0.5 spent + 0.3 refused under a limit of 1")
+		if _, ok := b.Reserve(fixed(0.6), never); ok {
+			t.Fatal("0.5 spent + 0.6 accepted under a limit of 1")
 		}
-		if b.Reserve(0.3) {
-			t.Fatal("0.5 spent + 0.3 reserved + 0.3 accepted under a limit of 1")
-		}
-		if b.Reserve(0) {
+		if _, ok := b.Reserve(fixed(0), never); ok {
 			t.Fatal("a refused budget accepted a later run")
 		}
-		b.Settle(0.3, 0.25)
-		if got := b.Spent(); math.Abs(got-0.75) > 1e-12 {
-			t.Errorf("Spent = %g, want 0.75", got)
+		if !b.Reached() || !strings.Contains(b.Reason(), "$1.10") {
+			t.Errorf("reason %q", b.Reason())
 		}
-		if !b.Reached() || b.Reason() == "" {
-			t.Error("a refused budget does not say so")
+	})
+	t.Run("waits for the runs in flight, then asks the estimate again", func(t *testing.T) {
+		b := NewBudget(1, 0)
+		est, ok := b.Reserve(fixed(0.6), never)
+		if !ok {
+			t.Fatal("the first run was refused")
+		}
+		got := make(chan bool)
+		next := 0.6
+		go func() {
+			_, ok := b.Reserve(func() float64 { return next }, never)
+			got <- ok
+		}()
+		select {
+		case <-got:
+			t.Fatal("0.6 reserved + 0.6 accepted under a limit of 1")
+		case <-time.After(20 * time.Millisecond):
+		}
+		b.mu.Lock()
+		next = 0.3 // the finished run taught the estimate
+		b.mu.Unlock()
+		b.Settle(est, 0.3)
+		if !<-got {
+			t.Fatal("0.3 spent + 0.3 refused under a limit of 1")
+		}
+		if got := b.Spent(); math.Abs(got-0.3) > 1e-12 {
+			t.Errorf("Spent = %g, want 0.3", got)
+		}
+	})
+	t.Run("stop ends a wait without reaching the limit", func(t *testing.T) {
+		b := NewBudget(1, 0)
+		est, _ := b.Reserve(fixed(0.9), never)
+		stopped := false
+		done := make(chan bool)
+		go func() {
+			_, ok := b.Reserve(fixed(0.9), func() bool { return stopped })
+			done <- ok
+		}()
+		time.Sleep(10 * time.Millisecond)
+		b.mu.Lock()
+		stopped = true
+		b.mu.Unlock()
+		b.Release(est)
+		if <-done || b.Reached() {
+			t.Error("a stopped wait reserved, or marked the limit reached")
 		}
 	})
 	t.Run("no limit refuses nothing", func(t *testing.T) {
 		b := NewBudget(0, 100)
 		for range 10 {
-			if !b.Reserve(1e9) {
+			if _, ok := b.Reserve(fixed(1e9), never); !ok {
 				t.Fatal("a budget with no limit refused a run")
 			}
 		}
 		if b.Reached() || b.Reason() != "" {
 			t.Error("a budget with no limit says it was reached")
-		}
-	})
-	t.Run("release frees the reservation", func(t *testing.T) {
-		b := NewBudget(1, 0)
-		b.Reserve(0.6)
-		b.Release(0.6)
-		if !b.Reserve(0.9) || b.Spent() != 0 {
-			t.Error("a released reservation still counts")
 		}
 	})
 }

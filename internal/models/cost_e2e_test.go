@@ -66,8 +66,8 @@ func sumCost(runs []results.Run) (usd float64, in, out int) {
 // TestCostLimitStopsAndResumes runs a priced study through an
 // OpenAI-compatible server: the full study's cost is the sum of its runs'
 // prices; the same study under a limit below that stops starting runs,
-// exits 3, records whole runs only and spends no more than the limit
-// allows; --resume with a higher limit finishes it, and the report's
+// exits 3, records whole runs only and spends about no more than the
+// limit (a run may cost a little more than the estimate of its kind); --resume with a higher limit finishes it, and the report's
 // totals are the sums over runs.jsonl.
 func TestCostLimitStopsAndResumes(t *testing.T) {
 	t.Setenv("GPU_BOX_KEY", "box-cost-key-0001")
@@ -126,7 +126,7 @@ func TestCostLimitStopsAndResumes(t *testing.T) {
 		t.Fatalf("%d of 16 runs recorded under the limit", len(part))
 	}
 	t.Logf("%d of 16 runs recorded, %g spent under a limit of %g", len(part), spent, limit)
-	if spent > limit*1.5 {
+	if spent > limit*1.25 {
 		t.Errorf("spent %g under a limit of %g", spent, limit)
 	}
 	for _, r := range part {
