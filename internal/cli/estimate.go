@@ -127,6 +127,8 @@ func estimateRuns(s *study.Study, runs []study.Run, from string) (*estimate, err
 			if a != nil {
 				tok = mean(a)
 			}
+			// runs.jsonl sums a run's tokens over its agents: a pair's
+			// are priced at the writer's price.
 			if m, ok := s.Model(pr.ModelA); ok && m.Price != nil {
 				usd = m.Price.Cost(tok)
 			}
@@ -226,12 +228,23 @@ func (e *estimate) write(w io.Writer, limit float64) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	unpriced := 0
 	for _, n := range names {
 		r := e.models[n]
-		fmt.Fprintf(w, "  %-20s %s  ~%d input, ~%d output (~%d reasoning) tokens  ~%s  [%s]\n",
-			n, plural.Count(r.runs, "run"), r.tok.Input, r.tok.Output, r.tok.Reasoning, cost.Dollars(r.usd), r.basis)
+		usd := "~" + cost.Dollars(r.usd)
+		switch {
+		case !r.priced && strings.Contains(r.basis, "no price"):
+			usd, unpriced = "cost unknown", unpriced+r.runs
+		case !r.priced:
+			usd = "$0"
+		}
+		fmt.Fprintf(w, "  %-20s %s  ~%d input, ~%d output (~%d reasoning) tokens  %s  [%s]\n",
+			n, plural.Count(r.runs, "run"), r.tok.Input, r.tok.Output, r.tok.Reasoning, usd, r.basis)
 	}
 	line := fmt.Sprintf("  total ~%s", cost.Dollars(e.usd))
+	if unpriced > 0 {
+		line += fmt.Sprintf(" for the priced models; %s of models without a price not counted (give them a price: docs/cost.md)", plural.Count(unpriced, "run"))
+	}
 	if limit > 0 {
 		line += fmt.Sprintf(" (cost limit %s)", cost.Dollars(limit))
 	}
