@@ -116,13 +116,15 @@ func (p Price) Cost(t Tokens) float64 {
 // do not gather binary noise.
 func Round(usd float64) float64 { return math.Round(usd*1e6) / 1e6 }
 
-// Dollars formats an amount: "$3.41", "$0.0042" for amounts under a cent,
-// "$0" for nothing.
+// Dollars formats an amount: "$3.41" from a dollar up, "$0.0164" under
+// one, "$0.000042" under a tenth of a cent, "$0" for nothing.
 func Dollars(usd float64) string {
-	switch {
+	switch a := math.Abs(usd); {
 	case usd == 0:
 		return "$0"
-	case math.Abs(usd) < 0.01:
+	case a < 0.001:
+		return fmt.Sprintf("$%.6f", usd)
+	case a < 1:
 		return fmt.Sprintf("$%.4f", usd)
 	}
 	return fmt.Sprintf("$%.2f", usd)

@@ -35,7 +35,7 @@ func TestCost(t *testing.T) {
 }
 
 func TestDollars(t *testing.T) {
-	for in, want := range map[float64]string{0: "$0", 3.412: "$3.41", 0.00421: "$0.0042", 12: "$12.00"} {
+	for in, want := range map[float64]string{0: "$0", 3.412: "$3.41", 0.00421: "$0.0042", 0.016448: "$0.0164", 0.000042: "$0.000042", 12: "$12.00"} {
 		if got := Dollars(in); got != want {
 			t.Errorf("Dollars(%g) = %q, want %q", in, got, want)
 		}
