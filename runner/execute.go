@@ -23,6 +23,9 @@ type outcome struct {
 	run        results.Run
 	events     []tracker.Event
 	transcript *results.Transcript
+	// fatal is set when the run met a provider answer that dooms every
+	// later run (401, 403, 404): never retried, and the study stops.
+	fatal bool
 }
 
 // execute runs one planned run from a fresh sandbox to its record. A
@@ -42,6 +45,8 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 	out := outcome{transcript: tr}
 	fail := func(kind errkind.Kind, err error) outcome {
 		rec.Error, rec.ErrorKind = err.Error(), kind
+		rec.RateLimited += throttled(err)
+		out.fatal = kind == errkind.Provider && isFatal(err)
 		if kind == errkind.Sandbox {
 			rec.ErrorReason = string(sandbox.FaultOf(err))
 		}
@@ -129,6 +134,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		})
 		tr.Entries = transcript.All()
 		r.account(&rec, pos, res[pos])
+		rec.Cost += r.usageCost(name, pr.Defense, res[pos])
 		if err != nil {
 			var re *agent.RunError
 			if errors.As(err, &re) {
@@ -186,4 +192,8 @@ func (r *Runner) account(rec *results.Run, pos int, res agent.Result) {
 	rec.InputTokens += res.Usage.Input
 	rec.OutputTokens += res.Usage.Output
 	rec.ReasoningTokens += res.Usage.Reasoning
+	rec.CachedInputTokens += res.Usage.CachedInput
+	rec.CacheWriteTokens += res.Usage.CacheWrite
+	rec.TokensEstimated = rec.TokensEstimated || res.Usage.Estimated
+	rec.RateLimited += res.Usage.RateLimited
 }

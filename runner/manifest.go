@@ -145,6 +145,7 @@ func (r *Runner) writeManifest(hash string, planned int, update bool) error {
 			Name: b.Name, Provider: b.Provider, Policy: b.Policy, Model: b.ModelName, BaseURL: b.BaseURL, Host: b.Host,
 			APIKeyEnv: b.APIKeyEnv, Temperature: b.Temperature, MaxTokens: b.MaxTokens, Seed: b.Seed,
 			Thinking: b.Thinking, ThinkingBudget: b.ThinkingBudget, ReasoningEffort: b.ReasoningEffort, API: b.API,
+			Price: b.Price,
 		})
 	}
 	m.Tasks = r.defs

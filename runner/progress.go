@@ -10,21 +10,28 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/killchain/killchain/internal/cost"
 )
 
 // Progress reports runs done, errors and an ETA: a bar on a terminal, plain
 // lines (at most one every few seconds, and the last) otherwise.
 type Progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	total    int
-	done     int
-	errors   int
-	retried  int
-	start    time.Time
-	last     time.Time
-	interval time.Duration
-	bar      *progressbar.ProgressBar
+	mu      sync.Mutex
+	w       io.Writer
+	total   int
+	done    int
+	errors  int
+	retried int
+	// spent is what the study cost so far and priced whether to show it;
+	// throttled counts 429 answers.
+	spent     float64
+	priced    bool
+	throttled int
+	start     time.Time
+	last      time.Time
+	interval  time.Duration
+	bar       *progressbar.ProgressBar
 }
 
 // A Terminal is a progress writer that shows a bar on a terminal of its
@@ -87,7 +94,7 @@ func (p *Progress) Done(errored bool) {
 		// Describe redraws the bar at once; Add redraws it at most every
 		// 100 ms. Hundreds of runs ending together redraw it only when the
 		// label changed.
-		if errored {
+		if errored || p.priced {
 			p.bar.Describe(p.describe())
 		}
 		_ = p.bar.Add(1)
@@ -109,12 +116,47 @@ func (p *Progress) Retried() {
 	}
 }
 
+// Spent shows the cost on every line from now on, starting at usd (what
+// the study spent before this start).
+func (p *Progress) Spent(usd float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.priced, p.spent = true, usd
+}
+
+// Cost adds a recorded run's cost and the 429 answers it met; call it
+// before Done.
+func (p *Progress) Cost(usd float64, rateLimited int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.spent += usd
+	if rateLimited > 0 {
+		p.throttled += rateLimited
+		if p.bar != nil {
+			p.bar.Describe(p.describe())
+		}
+	}
+}
+
+// extra is what the label and line add after the counts: the money spent
+// ("$3.41 spent") and the rate limits met.
+func (p *Progress) extra(sep string) string {
+	s := ""
+	if p.priced {
+		s += sep + cost.Dollars(p.spent) + " spent"
+	}
+	if p.throttled > 0 {
+		s += sep + fmt.Sprintf("rate-limited %d", p.throttled)
+	}
+	return s
+}
+
 // describe is the bar's label.
 func (p *Progress) describe() string {
 	if p.retried > 0 {
-		return fmt.Sprintf("runs (errors %d, retried %d)", p.errors, p.retried)
+		return fmt.Sprintf("runs (errors %d, retried %d%s)", p.errors, p.retried, p.extra(", "))
 	}
-	return fmt.Sprintf("runs (errors %d)", p.errors)
+	return fmt.Sprintf("runs (errors %d%s)", p.errors, p.extra(", "))
 }
 
 func (p *Progress) line() string {
@@ -125,7 +167,7 @@ func (p *Progress) line() string {
 	} else if p.done >= p.total {
 		eta = "0s"
 	}
-	return fmt.Sprintf("runs %d/%d  errors %d  retried %d  elapsed %s  eta %s", p.done, p.total, p.errors, p.retried, el.Round(time.Second), eta)
+	return fmt.Sprintf("runs %d/%d  errors %d  retried %d%s  elapsed %s  eta %s", p.done, p.total, p.errors, p.retried, p.extra("  "), el.Round(time.Second), eta)
 }
 
 // Finish prints the final line (in place of the bar on a terminal; the

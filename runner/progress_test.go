@@ -70,3 +70,27 @@ func TestProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressSpent: a priced study's line says what it spent, from what
+// earlier starts spent, and how many 429 answers its runs met; an unpriced
+// one says neither.
+func TestProgressSpent(t *testing.T) {
+	var out bytes.Buffer
+	p := NewProgress(&out, 2)
+	p.Spent(1.5)
+	p.Cost(1.91, 2)
+	p.Done(false)
+	p.Cost(0, 0)
+	p.Done(false)
+	p.Finish()
+	if line := out.String(); !strings.Contains(line, "$3.41 spent") || !strings.Contains(line, "rate-limited 2") {
+		t.Errorf("progress %q lacks the spend or the rate limits", line)
+	}
+	out.Reset()
+	p = NewProgress(&out, 1)
+	p.Done(false)
+	p.Finish()
+	if line := out.String(); strings.Contains(line, "spent") || strings.Contains(line, "rate-limited") {
+		t.Errorf("an unpriced study's progress %q speaks of money", line)
+	}
+}

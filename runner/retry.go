@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 )
@@ -38,6 +39,7 @@ func backoff(base time.Duration, n int, jitter func() float64) time.Duration {
 func (r *Runner) attempt(ctx context.Context, pr study.Run, canaries *canary.Set, retried func()) (outcome, error) {
 	tries := max(1, r.study.Attempts)
 	var failed []results.AttemptError
+	spent, throttledBefore := 0.0, 0 // what earlier tries cost and met
 	log := r.log.With("run", pr.RunID)
 	for n := 1; ; n++ {
 		tok := ""
@@ -54,11 +56,18 @@ func (r *Runner) attempt(ctx context.Context, pr study.Run, canaries *canary.Set
 		}
 		out.run.Attempts = n
 		out.run.AttemptErrors = failed
-		if out.run.Error == "" || ctx.Err() != nil || n >= tries || !out.run.ErrorKind.Retryable() {
+		tryCost := out.run.Cost
+		out.run.Cost = cost.Round(spent + tryCost)
+		out.run.RateLimited += throttledBefore
+		if out.run.Error == "" || ctx.Err() != nil || n >= tries || !out.run.ErrorKind.Retryable() || out.fatal {
+			// A fatal answer (a refused key, a missing model) is never
+			// tried again: every try would meet it.
 			return out, nil
 		}
+		spent += tryCost
+		throttledBefore = out.run.RateLimited
 		failed = append(failed, results.AttemptError{Kind: out.run.ErrorKind, Error: out.run.Error, Reason: out.run.ErrorReason,
-			Canary: tok, Started: out.run.Started, DurationMS: out.run.DurationMS})
+			Canary: tok, Started: out.run.Started, DurationMS: out.run.DurationMS, Cost: cost.Round(tryCost)})
 		wait := backoff(r.study.RetryBackoff, n, rand.Float64)
 		log.Warn("run attempt failed, retrying", "attempt", n, "attempts", tries, "kind", out.run.ErrorKind, "error", out.run.Error, "backoff", wait)
 		if retried != nil {

@@ -64,6 +64,11 @@ type Options struct {
 	// time (from its first try's start to its record on disk) and the part
 	// of it spent writing the record; `killchain bench runner` reads it.
 	Timed func(wall, record time.Duration)
+	// CostLimit, when above 0, replaces the study's cost_limit (dollars).
+	CostLimit float64
+	// CostPrior is the estimated cost of a run before any run of the study
+	// has cost something (a plan's estimate); 0 when there is none.
+	CostPrior float64
 }
 
 // snapshotter is a backend that prepares one snapshot per task.
@@ -102,6 +107,15 @@ type Summary struct {
 	Retried  int // retries of runs after a sandbox or provider error
 	Canceled bool
 	Output   string
+	// Spent is what the study's recorded runs cost in all, earlier starts
+	// and superseded tries included.
+	Spent float64
+	// CostLimit is the limit the study ran under (0: none); CostStopped
+	// says why it stopped starting runs, "" when it did not.
+	CostLimit   float64
+	CostStopped string
+	// RateLimited counts the 429 answers the runs of this start met.
+	RateLimited int
 }
 
 // New checks the options and returns a Runner.
@@ -260,20 +274,49 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if len(sum.Left) > 0 {
 		r.log.Info("errored runs left as they are", "left", sum.Left, "hint", "--rerun truncated,refused runs them again")
 	}
+	money, err := r.newSpend()
+	if err != nil {
+		return sum, fmt.Errorf("resume: %w", err)
+	}
+	sum.CostLimit = money.budget.Limit()
 	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "selected", len(selected), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
 
 	var prog *Progress
 	if r.opts.Progress != nil {
 		prog = NewProgress(r.opts.Progress, len(todo))
+		if r.priced() || money.budget.Limit() > 0 {
+			prog.Spent(money.budget.Spent())
+		}
 	}
 	var smu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, r.study.Concurrency))
+	// A run takes its slot before it reserves its cost, so that the
+	// estimate is made when it can start, against the runs then in flight.
+	slots := make(chan struct{}, max(1, r.study.Concurrency))
 	for _, pr := range todo {
+		select {
+		case slots <- struct{}{}:
+		case <-gctx.Done():
+		}
 		if gctx.Err() != nil {
 			break
 		}
+		est, ok := money.reserve(gctx, pr)
+		if !ok {
+			// The next run could pass the limit even once the runs in
+			// flight are recorded (or the study was stopped): start no more.
+			<-slots
+			break
+		}
 		g.Go(func() error {
+			recorded := false
+			defer func() { <-slots }()
+			defer func() {
+				if !recorded {
+					money.budget.Release(est)
+				}
+			}()
 			if gctx.Err() != nil {
 				return nil
 			}
@@ -308,17 +351,26 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			if r.opts.Timed != nil {
 				r.opts.Timed(time.Since(began), time.Since(writing))
 			}
+			recorded = true
+			money.settle(pr, est, out.run)
 			if out.run.Error != "" {
 				r.log.Warn("run failed", "run", pr.RunID, "attempts", out.run.Attempts, "kind", out.run.ErrorKind, "error", out.run.Error)
 			}
 			smu.Lock()
 			sum.Ran++
+			sum.RateLimited += out.run.RateLimited
 			if out.run.Error != "" {
 				sum.Errors++
 			}
 			smu.Unlock()
 			if prog != nil {
+				prog.Cost(out.run.Cost, out.run.RateLimited)
 				prog.Done(out.run.Error != "")
+			}
+			if out.fatal {
+				// A refused key or a missing model dooms every later run:
+				// stop the study now (runs in flight are left for --resume).
+				return &FatalError{Run: pr.RunID, Err: errors.New(out.run.Error)}
 			}
 			return nil
 		})
@@ -345,6 +397,12 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	if _, cerr := results.Compact(r.opts.Output); cerr != nil && err == nil {
 		err = cerr
+	}
+	sum.Spent = money.budget.Spent()
+	if money.budget.Reached() && err == nil && ctx.Err() == nil {
+		sum.CostStopped = money.budget.Reason()
+		r.log.Warn("cost limit reached", "limit", sum.CostLimit, "spent", sum.Spent, "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
+		return sum, fmt.Errorf("%w: %s", ErrCostLimit, sum.CostStopped)
 	}
 	if ctx.Err() != nil {
 		sum.Canceled = true

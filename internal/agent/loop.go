@@ -57,6 +57,9 @@ type Result struct {
 	Delegations       []string
 	Final             string // narration of the last turn
 	Usage             Usage
+	// DefenseUsage is the part of Usage the defenses' classifier spent
+	// (another model, priced as its own).
+	DefenseUsage Usage
 }
 
 // RunError is a failure that makes a run an error, never an outcome.
@@ -271,6 +274,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		}
 		v, err := chk.CheckCall(ctx, call.Name, args)
 		res.Usage.Add(v.Usage)
+		res.DefenseUsage.Add(v.Usage)
 		if err != nil {
 			return "", false, &RunError{Kind: errkind.Defense, Err: fmt.Errorf("%s: %w", d.Name(), err)}
 		}

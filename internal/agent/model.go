@@ -58,10 +58,20 @@ type ToolCall struct {
 }
 
 // Usage counts tokens of one call.
+// Input counts every input token, CachedInput those the provider read
+// from its prompt cache and CacheWrite those it wrote to it among them;
+// Output counts every output token, Reasoning the reasoning ones among
+// them. Estimated is set when a count is not the provider's own (it sent
+// none, and the driver estimated it from the text); RateLimited counts the
+// answers of 429 the call met before its last attempt.
 type Usage struct {
-	Input     int `json:"input_tokens"`
-	Output    int `json:"output_tokens"`
-	Reasoning int `json:"reasoning_tokens"`
+	Input       int  `json:"input_tokens"`
+	Output      int  `json:"output_tokens"`
+	Reasoning   int  `json:"reasoning_tokens"`
+	CachedInput int  `json:"cached_input_tokens,omitempty"`
+	CacheWrite  int  `json:"cache_write_tokens,omitempty"`
+	Estimated   bool `json:"tokens_estimated,omitempty"`
+	RateLimited int  `json:"rate_limited,omitempty"`
 }
 
 // Add sums usage.
@@ -69,6 +79,10 @@ func (u *Usage) Add(o Usage) {
 	u.Input += o.Input
 	u.Output += o.Output
 	u.Reasoning += o.Reasoning
+	u.CachedInput += o.CachedInput
+	u.CacheWrite += o.CacheWrite
+	u.Estimated = u.Estimated || o.Estimated
+	u.RateLimited += o.RateLimited
 }
 
 // Reply is one model turn.

@@ -151,3 +151,28 @@ func finishedStudy(t *testing.T) string {
 	}
 	return out
 }
+
+// modelList serves GET /v1/models (OpenAI's, DeepSeek's, Anthropic's and
+// vLLM's list of models) holding ids, and returns its URL.
+func modelList(t *testing.T, ids ...string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		var data []string
+		for _, id := range ids {
+			data = append(data, `{"id":"`+id+`","object":"model"}`)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"object":"list","data":[` + strings.Join(data, ",") + `]}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// openaiAt is openaiModel served at base (a modelList URL).
+func openaiAt(base string) string {
+	return strings.Replace(openaiModel, "}", "  base_url = \""+base+"/v1\"\n}", 1)
+}

@@ -30,7 +30,10 @@ the nodes.
 
 Given a study FILE, it exits 1 when any model the study needs cannot be
 reached (or its cluster), and warns (without failing) about models whose
-max_tokens leaves too little room beside their thinking. Without one, it
+max_tokens leaves too little room beside their thinking and about hosted
+models without a price (docs/cost.md). Hosted providers must list the
+model (GET /models; Anthropic's /v1/models) with the key given, and an
+api_key_env that names an unset variable fails. Without one, it
 checks Docker and every provider's credentials. It prints one line per check
 on stdout (CHECK, STATUS, DETAIL) and writes nothing.
 `,
@@ -46,8 +49,10 @@ on stdout (CHECK, STATUS, DETAIL) and writes nothing.
 			fmt.Fprintf(tw, "docker\t%s\t%s\n", status(dockerOK), dockerDetail)
 			var cfgs []models.Config
 			studyNeeds := false
+			var s *study.Study
 			if len(args) == 1 {
-				s, ok := study.LoadAndReport(args[0], g.stderr)
+				var ok bool
+				s, ok = study.LoadAndReport(args[0], g.stderr)
 				if !ok {
 					return errSilent
 				}
@@ -95,6 +100,9 @@ on stdout (CHECK, STATUS, DETAIL) and writes nothing.
 						fmt.Fprintf(tw, "model %s\twarning\t%s\n", c.Name, strings.TrimPrefix(w, "model "+c.Name+": "))
 					}
 				}
+				for _, w := range priceWarnings(s) {
+					fmt.Fprintf(tw, "%s\n", w)
+				}
 			}
 			probesOK, probesDetail := probescli.Diagnose()
 			probesStatus := "ok"
@@ -135,4 +143,17 @@ func checkDocker(ctx context.Context) (bool, string) {
 		return false, fmt.Sprintf("the daemon does not answer: %v — start it (systemctl start docker) or set DOCKER_HOST; without Docker use --sandbox local", err)
 	}
 	return true, "daemon " + v.Version
+}
+
+// priceWarnings are doctor's lines for the hosted models of s that have no
+// price: their runs would be recorded as costing $0 and no cost limit
+// could hold them.
+func priceWarnings(s *study.Study) []string {
+	var out []string
+	for _, m := range s.Models {
+		if m.Hosted() && m.Price == nil {
+			out = append(out, fmt.Sprintf("model %s\twarning\tno price: its runs are recorded at $0 and a cost limit cannot stop them; add a price block or name it in a pricing file (docs/cost.md)", m.Name))
+		}
+	}
+	return out
 }

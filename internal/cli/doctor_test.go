@@ -25,7 +25,9 @@ func TestDoctorAndRunRefuseUnreachableModels(t *testing.T) {
 		{name: "key unset", model: func(*testing.T) string { return openaiModel },
 			advice: []string{"OPENAI_API_KEY is not set", "export OPENAI_API_KEY"}},
 		{name: "ollama host up with the model", model: func(t *testing.T) string { return ollamaModel(ollamaTags(t, "qwen3:8b")) }, ok: true},
-		{name: "key set", key: "sk-doctor-present-0000", model: func(*testing.T) string { return openaiModel }, ok: true},
+		{name: "key set", key: "sk-doctor-present-0000", model: func(t *testing.T) string { return openaiAt(modelList(t, "gpt-4o-mini")) }, ok: true},
+		{name: "model not listed", key: "sk-doctor-present-0000", model: func(t *testing.T) string { return openaiAt(modelList(t, "gpt-4o")) },
+			advice: []string{"does not list model gpt-4o-mini", "lists gpt-4o"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

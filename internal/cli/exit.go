@@ -19,6 +19,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1
 	exitUsage       = 2
+	exitCostLimit   = 3
 	exitBreached    = gate.ExitBreached
 	exitInterrupted = 130
 )
@@ -31,6 +32,7 @@ var exitCodes = []struct {
 	{exitOK, "ok: the command did what it was asked"},
 	{exitFailed, "could not run: bad input (a study file with errors, a missing folder) or infrastructure (Docker, a cluster or a model that cannot be reached)"},
 	{exitUsage, "usage error: an unknown command or flag, a bad flag value, or the wrong number of arguments"},
+	{exitCostLimit, "cost limit reached: a study stopped starting runs because the next one could pass its cost_limit or --cost-limit; the runs in flight finished and were recorded, and --resume continues it"},
 	{exitBreached, "gate breached: a threshold failed or ASR rose above the baseline (run with thresholds or --junit, and gate)"},
 	{exitInterrupted, "interrupted: Ctrl-C (or SIGTERM) stopped the command; a study keeps its finished runs for --resume"},
 }

@@ -15,6 +15,7 @@ func newPlanCmd(g *globals) *cobra.Command {
 		sandbox string
 		show    string
 		subset  selectFlags
+		from    string
 	)
 	cmd := &cobra.Command{
 		Use:   "plan [--sandbox NAME] [--tasks …] [--sample N] [--show CELL] FILE",
@@ -32,6 +33,11 @@ It refuses a study whose tasks need what its sandbox backend (the study's, or
 local backend lacks, unless the subset leaves those tasks out. For a study on
 the kubernetes sandbox it says where the pods run and how each task's snapshot
 image reaches the nodes (pushed to a registry, or imported).
+
+For a study with hosted models it prints an estimate of the tokens and cost
+the runs will likely spend, marked as one and with its basis: from an earlier
+study folder of the same tasks (--estimate-from DIR), else from the size of
+each agent's prompts and the task's typical number of turns (docs/cost.md).
 
 It reads FILE and prints on stdout; it writes nothing and reaches no sandbox
 or model.
@@ -61,6 +67,13 @@ or model.
 			if err := study.WritePlan(g.stdout, runs, verbose); err != nil {
 				return err
 			}
+			if from != "" || hostedModels(s) {
+				est, err := estimateRuns(s, runs, from)
+				if err != nil {
+					return err
+				}
+				est.write(g.stdout, s.CostLimit)
+			}
 			if listRun {
 				return writeRunIDs(g.stdout, runs)
 			}
@@ -68,6 +81,7 @@ or model.
 		},
 	}
 	cmd.Flags().BoolVar(&verbose, "cells", false, "list every cell with its run count")
+	cmd.Flags().StringVar(&from, "estimate-from", "", "estimate tokens and cost from the runs of an earlier study folder `DIR` of the same tasks (default: from prompt sizes)")
 	cmd.Flags().BoolVar(&listRun, "runs", false, "list every run: its id, cell and repeat")
 	cmd.Flags().StringVar(&show, "show", "", "print what each agent of the cells `CELL` names is told (a cell key, or a pattern with *)")
 	subset.register(cmd)

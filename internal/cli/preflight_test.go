@@ -16,9 +16,10 @@ func TestPlanAndDoctorWarnAboutMaxTokens(t *testing.T) {
 		model func(t *testing.T) string
 		warn  []string // nil: no warning
 	}{
-		{name: "anthropic budget above max_tokens", model: func(*testing.T) string {
+		{name: "anthropic budget above max_tokens", model: func(t *testing.T) string {
 			return `model "m" {
   provider        = "anthropic"
+  base_url        = "` + modelList(t, "claude-sonnet-4-5") + `"
   name            = "claude-sonnet-4-5"
   thinking        = true
   thinking_budget = 4096
@@ -35,9 +36,10 @@ func TestPlanAndDoctorWarnAboutMaxTokens(t *testing.T) {
   max_tokens      = 2048
 }`
 		}, warn: []string{"max_tokens 2048 is not above its thinking budget 4096", "truncated errors"}},
-		{name: "reasoning effort with small max_tokens", model: func(*testing.T) string {
+		{name: "reasoning effort with small max_tokens", model: func(t *testing.T) string {
 			return `model "m" {
   provider         = "openai"
+  base_url         = "` + modelList(t, "gpt-5-mini") + `/v1"
   name             = "gpt-5-mini"
   api              = "responses"
   thinking         = true
@@ -45,7 +47,7 @@ func TestPlanAndDoctorWarnAboutMaxTokens(t *testing.T) {
   max_tokens       = 512
 }`
 		}, warn: []string{"max_tokens 512 is below 1024", "reasoning_effort high", "truncated errors"}},
-		{name: "plain model", model: func(*testing.T) string { return openaiModel }},
+		{name: "plain model", model: func(t *testing.T) string { return openaiAt(modelList(t, "gpt-4o-mini")) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +66,9 @@ func TestPlanAndDoctorWarnAboutMaxTokens(t *testing.T) {
 				t.Fatalf("doctor exit %d; a warning must not fail it\n%s%s", code, stdout, stderr)
 			}
 			checkWarning(t, "doctor output", stdout, "warning", tt.warn)
+			if tt.model(t) != "" && !strings.Contains(stdout, "no price: its runs are recorded at $0") {
+				t.Errorf("doctor does not warn that hosted model m has no price:\n%s", stdout)
+			}
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/models"
 	"github.com/killchain/killchain/internal/models/scripted"
@@ -31,6 +33,7 @@ func newRunCmd(g *globals) *cobra.Command {
 		subset  selectFlags
 		gf      gateFlags
 		rerun   []string
+		limit   float64
 	)
 	cmd := &cobra.Command{
 		Use:   "run [--output DIR] [--resume] [--tasks …] [--sample N] [--junit FILE] [--baseline DIR] FILE|DIR",
@@ -65,6 +68,13 @@ the full study's.
 When the study ends, its thresholds are judged on the folder's runs.jsonl
 (see killchain gate).
 
+--cost-limit DOLLARS (or the study's cost_limit) starts no run that could
+carry the study's cost past the limit: the runs in flight finish and are
+recorded, the study exits 3, and --resume continues it (with a higher
+limit). A 401, 403 or 404 from a provider (a refused key, a model the
+server lacks) stops the study at once, never retried, naming the key's
+variable or the model; see docs/cost.md.
+
 Progress goes to stderr: a bar on a terminal (log lines print above it),
 otherwise a line every few seconds and one at the end; -q turns it off. The
 summary line goes to stdout. Ctrl-C stops the study, keeps every finished run
@@ -89,7 +99,7 @@ and the folder.
 				}
 				file = filepath.Join(file, results.StudyFile)
 			}
-			s, sel, _, _, err := loadPlan(cmd, g, file, sandbox, &subset, true)
+			s, sel, _, runs, err := loadPlan(cmd, g, file, sandbox, &subset, true)
 			if err != nil {
 				return err
 			}
@@ -115,30 +125,49 @@ and the folder.
 			}
 			defer be.close()
 			opts := runner.Options{Output: output, Resume: resume, Backend: be.Backend, Models: modelFactory(log, secrets, s),
-				Scrub: secrets.Scrub, Logger: log, Manifest: be.manifest, Selection: sel, Rerun: reruns}
+				Scrub: secrets.Scrub, Logger: log, Manifest: be.manifest, Selection: sel, Rerun: reruns, CostLimit: limit}
+			if limit < 0 {
+				return usagef("--cost-limit %g: want a number of dollars above 0", limit)
+			}
 			if !quiet {
 				// A bar when stderr is a terminal, lines otherwise.
 				opts.Progress = g.stderr.bar()
+			}
+			if est, err := estimateRuns(s, runs, ""); err == nil {
+				// The first runs of a study with a cost limit reserve this
+				// much each, until runs of their kind have cost something.
+				opts.CostPrior = est.perRun()
 			}
 			r, err := runner.New(s, opts)
 			if err != nil {
 				return err
 			}
 			sum, err := r.Run(ctx)
-			if err != nil {
+			var fatal *runner.FatalError
+			switch {
+			case errors.Is(err, runner.ErrCostLimit):
+				fmt.Fprintf(g.stdout, "study %s: %s; %d ran, %s → %s\n", s.Name, sum.CostStopped, sum.Ran, plural.Count(sum.Errors, "error"), sum.Output)
+				fmt.Fprintf(g.stdout, "stopped at the cost limit: raise it and continue with `killchain run --resume --cost-limit DOLLARS %s`\n", sum.Output)
+				return exitCode(exitCostLimit)
+			case errors.As(err, &fatal):
+				return fmt.Errorf("study %s stopped: no later run could succeed: %w; fix it, then `killchain run --resume %s`", s.Name, fatal, sum.Output)
+			case err != nil:
 				return err
 			}
 			retried := ""
 			if sum.Retried > 0 {
 				retried = fmt.Sprintf(", %d retried", sum.Retried)
 			}
-			errors := plural.Count(sum.Errors, "error")
+			errs := plural.Count(sum.Errors, "error")
 			if sel != nil {
 				fmt.Fprintf(g.stdout, "study %s: %d of %s selected (%s), %d already finished, %d ran, %s%s → %s\n",
-					s.Name, sum.Selected, plural.Count(sum.Planned, "planned run"), sel, sum.Skipped, sum.Ran, errors, retried, sum.Output)
+					s.Name, sum.Selected, plural.Count(sum.Planned, "planned run"), sel, sum.Skipped, sum.Ran, errs, retried, sum.Output)
 			} else {
 				fmt.Fprintf(g.stdout, "study %s: %d planned, %d already finished, %d ran, %s%s → %s\n",
-					s.Name, sum.Planned, sum.Skipped, sum.Ran, errors, retried, sum.Output)
+					s.Name, sum.Planned, sum.Skipped, sum.Ran, errs, retried, sum.Output)
+			}
+			if line := spendLine(s, sum); line != "" {
+				fmt.Fprintln(g.stdout, line)
 			}
 			if len(sum.Left) > 0 {
 				fmt.Fprintf(g.stdout, "left as they were: %s (the model's own replies; --rerun %s runs them again)\n",
@@ -163,6 +192,7 @@ and the folder.
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", `sandbox backend, overriding the study: "docker", "local" or "kubernetes"`)
 	addHostShellFlag(cmd)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress output")
+	cmd.Flags().Float64Var(&limit, "cost-limit", 0, "stop starting runs when the next could bring the study's cost above this many dollars (overrides cost_limit; see docs/cost.md)")
 	cmd.Flags().StringSliceVar(&rerun, "rerun", nil, "with --resume: also run again the runs that errored this way (truncated, refused)")
 	subset.register(cmd)
 	gf.add(cmd)
@@ -220,4 +250,29 @@ func liveConfig(m *study.Model, s *study.Study) models.Config {
 	cfg := modelConfig(m)
 	cfg.Concurrency = s.Concurrency
 	return cfg
+}
+
+// spendLine is the summary's cost line: what the study spent in all, its
+// limit, and the 429 answers met; "" for a study with no price, no limit
+// and no rate limit.
+func spendLine(s *study.Study, sum runner.Summary) string {
+	priced := false
+	for _, m := range s.Models {
+		priced = priced || m.Price != nil
+	}
+	var parts []string
+	if priced || sum.CostLimit > 0 {
+		p := cost.Dollars(sum.Spent) + " spent"
+		if sum.CostLimit > 0 {
+			p += " of a " + cost.Dollars(sum.CostLimit) + " limit"
+		}
+		parts = append(parts, p)
+	}
+	if sum.RateLimited > 0 {
+		parts = append(parts, plural.Count(sum.RateLimited, "rate-limit answer")+" (429)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "cost: " + strings.Join(parts, ", ")
 }

@@ -72,7 +72,7 @@ func TestCLIStudyLeaksNoKey(t *testing.T) {
 	}
 	srv := map[fake.Kind]*fake.Provider{}
 	for _, k := range []fake.Kind{fake.OpenAIChat, fake.Responses, fake.Anthropic, fake.DeepSeek, fake.Compatible, fake.Ollama} {
-		p := fake.NewProvider(t, k, fake.Options{Models: []string{"qwen3:8b", "qwen3-8b"}})
+		p := fake.NewProvider(t, k, fake.Options{Models: []string{"qwen3:8b", "qwen3-8b", "gpt-4o-mini", "gpt-5-mini", "claude-sonnet-4-5", "deepseek-reasoner"}})
 		p.Fail(
 			fake.Fault{Name: "429", When: fake.Always, Times: 1, Status: 429, RetryAfter: "0"},
 			fake.Fault{Name: "400", When: fake.Exposed, Status: 400},

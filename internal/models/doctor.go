@@ -2,8 +2,10 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -12,7 +14,11 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/killchain/killchain/internal/models/anthropic"
+	"github.com/killchain/killchain/internal/models/deepseek"
+	"github.com/killchain/killchain/internal/models/limits"
 	"github.com/killchain/killchain/internal/models/ollama"
+	"github.com/killchain/killchain/internal/models/openai"
 )
 
 // Finding is what Doctor learned about one model.
@@ -30,9 +36,11 @@ var ErrUnreachable = errors.New("models cannot be reached")
 const probeTimeout = 5 * time.Second
 
 // Doctor checks every live model: hosted providers must have their key in
-// the environment (the key itself is never printed); Ollama hosts must
-// answer /api/tags and hold the model; OpenAI-compatible servers must answer
-// GET /models. Scripted models need nothing and are reported OK.
+// the environment (the key itself is never printed) and list the model
+// (GET /models; Anthropic's /v1/models); Ollama hosts must answer
+// /api/tags and hold the model; OpenAI-compatible servers must have the
+// key api_key_env names set, answer GET /models and, when they list
+// models, list this one. Scripted models need nothing and are reported OK.
 func Doctor(ctx context.Context, cfgs []Config) []Finding {
 	tags := map[string]tagResult{} // one /api/tags per host
 	var out []Finding
@@ -41,12 +49,7 @@ func Doctor(ctx context.Context, cfgs []Config) []Finding {
 		switch c.Provider {
 		case Scripted:
 		case OpenAI, Anthropic, DeepSeek:
-			env := c.KeyEnv()
-			if os.Getenv(env) == "" {
-				f.OK = false
-				f.Problem = fmt.Sprintf("%s: no credentials: %s is not set", c.Provider, env)
-				f.Advice = fmt.Sprintf("export %s with your %s API key (keys are read only from the environment), or remove model %q from the study", env, c.Provider, c.Name)
-			}
+			f = doctorHosted(ctx, c)
 		case Ollama:
 			f = doctorOllama(ctx, c, tags)
 		case OpenAICompatible:
@@ -110,36 +113,118 @@ func hasModel(names []string, want string) bool {
 }
 
 func doctorCompat(ctx context.Context, c Config) Finding {
-	f := Finding{Model: c.Name, OK: true}
 	if c.BaseURL == "" {
 		return Finding{Model: c.Name, Problem: "openai_compatible: base_url is not set", Advice: "set base_url = \"http://HOST:PORT/v1\" in the model block"}
 	}
+	key := ""
+	if env := c.KeyEnv(); env != "" {
+		if key = os.Getenv(env); key == "" {
+			return Finding{Model: c.Name, Problem: fmt.Sprintf("openai_compatible: api_key_env names %s, which is not set", env),
+				Advice: fmt.Sprintf("export %s with the server's key, or remove api_key_env from model %q if the server needs none", env, c.Name)}
+		}
+	}
+	return listed(ctx, c, strings.TrimRight(c.BaseURL, "/")+"/models", bearer(key),
+		"start the server (vLLM, llama.cpp server, LM Studio) or fix base_url; it must serve GET /models")
+}
+
+// doctorHosted checks a hosted provider: its key must be set, and its
+// model list (GET /models; Anthropic's /v1/models) must hold the model.
+func doctorHosted(ctx context.Context, c Config) Finding {
+	env := c.KeyEnv()
+	key := os.Getenv(env)
+	if key == "" {
+		return Finding{Model: c.Name, Problem: fmt.Sprintf("%s: no credentials: %s is not set", c.Provider, env),
+			Advice: fmt.Sprintf("export %s with your %s API key (keys are read only from the environment), or remove model %q from the study", env, c.Provider, c.Name)}
+	}
+	switch c.Provider {
+	case Anthropic:
+		base := strings.TrimRight(or(c.BaseURL, anthropic.DefaultBaseURL), "/")
+		// Anthropic pages its list (20 by default, at most 1000 a page).
+		return listed(ctx, c, base+"/v1/models?limit=1000", map[string]string{"x-api-key": key, "anthropic-version": "2023-06-01"},
+			"check base_url and your network")
+	case DeepSeek:
+		return listed(ctx, c, strings.TrimRight(or(c.BaseURL, deepseek.DefaultBaseURL), "/")+"/models", bearer(key), "check base_url and your network")
+	}
+	return listed(ctx, c, strings.TrimRight(or(c.BaseURL, openai.DefaultBaseURL), "/")+"/models", bearer(key), "check base_url and your network")
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func bearer(key string) map[string]string {
+	if key == "" {
+		return nil
+	}
+	return map[string]string{"Authorization": "Bearer " + key}
+}
+
+// listed asks a server for its model list ({"data": [{"id": …}]}, the
+// shape OpenAI, DeepSeek, Anthropic and vLLM answer with) and checks that
+// it holds the model. A refused key names the key's variable; a server that
+// lists models without this one names the model and a few it has.
+func listed(ctx context.Context, c Config, url string, headers map[string]string, unreachable string) Finding {
+	f := Finding{Model: c.Name, OK: true}
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(pctx, http.MethodGet, strings.TrimRight(c.BaseURL, "/")+"/models", nil)
+	req, err := http.NewRequestWithContext(pctx, http.MethodGet, url, nil)
 	if err != nil {
-		return Finding{Model: c.Name, Problem: fmt.Sprintf("openai_compatible: bad base_url %q", c.BaseURL), Advice: "set base_url to the server's /v1 URL"}
+		return Finding{Model: c.Name, Problem: fmt.Sprintf("%s: bad base_url %q", c.Provider, c.BaseURL), Advice: "set base_url to the server's API URL"}
 	}
-	if env := c.KeyEnv(); env != "" {
-		if key := os.Getenv(env); key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
-		} else {
-			f.Advice = fmt.Sprintf("%s is not set; calls go without a key", env)
-		}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		f.OK = false
-		f.Problem = fmt.Sprintf("openai_compatible server %s does not answer: %s", c.BaseURL, scrubURLError(err))
-		f.Advice = "start the server (vLLM, llama.cpp server, LM Studio) or fix base_url; it must serve GET /models"
+		f.Problem = fmt.Sprintf("%s server %s does not answer: %s", c.Provider, url[:max(0, strings.LastIndex(url, "/models"))], scrubURLError(err))
+		f.Advice = unreachable
 		return f
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	reason := limits.Reason(body)
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		f.OK = false
-		f.Problem = fmt.Sprintf("openai_compatible server %s: GET /models returned %s", c.BaseURL, resp.Status)
+		f.Problem = fmt.Sprintf("%s: GET %s returned %s: the key in %s was refused (%s)", c.Provider, url, resp.Status, c.KeyEnv(), reason)
+		f.Advice = fmt.Sprintf("check the key in %s", c.KeyEnv())
+		return f
+	case resp.StatusCode != http.StatusOK:
+		f.OK = false
+		f.Problem = fmt.Sprintf("%s server: GET %s returned %s", c.Provider, url, resp.Status)
 		f.Advice = "check base_url (it usually ends in /v1) and api_key_env"
+		return f
 	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+		HasMore bool `json:"has_more"` // Anthropic: more pages than this one
+	}
+	if json.Unmarshal(body, &list) != nil || len(list.Data) == 0 || c.Model == "" {
+		return f // a server that lists no models cannot be checked further
+	}
+	var ids []string
+	for _, m := range list.Data {
+		if m.ID == c.Model {
+			return f
+		}
+		ids = append(ids, m.ID)
+	}
+	if list.HasMore {
+		return f // the model may be on a later page
+	}
+	slices.Sort(ids)
+	if len(ids) > 8 {
+		ids = append(ids[:8], "…")
+	}
+	f.OK = false
+	f.Problem = fmt.Sprintf("%s server does not list model %s", c.Provider, c.Model)
+	f.Advice = fmt.Sprintf("fix the name attribute of model %q; the server lists %s", c.Name, strings.Join(ids, ", "))
 	return f
 }
 

@@ -17,6 +17,11 @@ func TestDoctor(t *testing.T) {
 	srv := fake.New(t)
 	srv.Get("/api/tags", fake.Step{Body: fake.Fixture("ollama_tags.json")})
 	srv.Get("/v1/models", fake.Step{Body: fake.Fixture("openai_models.json")})
+	claude := fake.New(t)
+	claude.Get("/v1/models", fake.Step{Body: `{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude"}],"has_more":false}`})
+	refused := fake.New(t)
+	refused.Get("/v1/models", fake.Step{Status: 401, Body: `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`})
+	t.Setenv("UNSET_BOX_KEY", "")
 	dead := httptest.NewServer(nil)
 	deadURL := dead.URL
 	dead.Close()
@@ -33,7 +38,11 @@ func TestDoctor(t *testing.T) {
 		{Config{Name: "gemma", Provider: Ollama, Model: "gemma3:4b", Host: srv.URL}, false, "does not hold model gemma3:4b", "ollama pull gemma3:4b"},
 		{Config{Name: "far", Provider: Ollama, Model: "qwen3:8b", Host: deadURL}, false, "does not answer", "ollama serve"},
 		{Config{Name: "gpt", Provider: OpenAI, Model: "gpt-4o-mini"}, false, "OPENAI_API_KEY is not set", "export OPENAI_API_KEY"},
-		{Config{Name: "claude", Provider: Anthropic, Model: "claude-sonnet-4-5"}, true, "", ""},
+		{Config{Name: "claude", Provider: Anthropic, Model: "claude-sonnet-4-5", BaseURL: claude.URL}, true, "", ""},
+		{Config{Name: "claude-typo", Provider: Anthropic, Model: "claude-sonet-4-5", BaseURL: claude.URL}, false, "does not list model claude-sonet-4-5", "lists claude-sonnet-4-5"},
+		{Config{Name: "box-unset", Provider: OpenAICompatible, Model: "qwen3-8b", BaseURL: srv.URL + "/v1", APIKeyEnv: "UNSET_BOX_KEY"}, false, "UNSET_BOX_KEY, which is not set", "export UNSET_BOX_KEY"},
+		{Config{Name: "box-typo", Provider: OpenAICompatible, Model: "qwen3-8", BaseURL: srv.URL + "/v1", APIKeyEnv: "GPU_BOX_KEY"}, false, "does not list model qwen3-8", "lists qwen3-8b"},
+		{Config{Name: "box-refused", Provider: OpenAICompatible, Model: "qwen3-8b", BaseURL: refused.URL + "/v1", APIKeyEnv: "GPU_BOX_KEY"}, false, "GPU_BOX_KEY was refused (Incorrect API key provided)", "GPU_BOX_KEY"},
 		{Config{Name: "ds", Provider: DeepSeek, Model: "deepseek-chat", APIKeyEnv: "MY_DS_KEY"}, false, "MY_DS_KEY is not set", "export MY_DS_KEY"},
 		{Config{Name: "box", Provider: OpenAICompatible, Model: "qwen3-8b", BaseURL: srv.URL + "/v1", APIKeyEnv: "GPU_BOX_KEY"}, true, "", ""},
 		{Config{Name: "box404", Provider: OpenAICompatible, Model: "qwen3-8b", BaseURL: srv.URL + "/nope"}, false, "404", "base_url"},

@@ -102,6 +102,7 @@ func TestRelayEndToEnd(t *testing.T) {
 					total.Input += e.Usage.Input
 					total.Output += e.Usage.Output
 					total.Reasoning += e.Usage.Reasoning
+					total.Cached += e.Usage.Cached
 				}
 				var got fake.Usage
 				for _, r := range runs {
@@ -117,9 +118,16 @@ func TestRelayEndToEnd(t *testing.T) {
 					got.Input += r.InputTokens
 					got.Output += r.OutputTokens
 					got.Reasoning += r.ReasoningTokens
+					got.Cached += r.CachedInputTokens
+					if r.TokensEstimated {
+						t.Errorf("run %s: counts marked estimated though the fake reported them", r.RunID)
+					}
 				}
 				if got != total {
 					t.Errorf("runs.jsonl sums %+v, the fake reported %+v", got, total)
+				}
+				if (total.Cached > 0) != (c.kind != fake.Compatible && c.kind != fake.Ollama) {
+					t.Errorf("cached input %d: the %s fake reports a prompt cache exactly when it is not vLLM or Ollama", total.Cached, c.kind)
 				}
 				if hack.InputTokens == 0 || hack.OutputTokens == 0 || (hack.ReasoningTokens > 0) != c.reasons {
 					t.Errorf("attacked run tokens %d/%d/%d (reasoning expected: %v)", hack.InputTokens, hack.OutputTokens, hack.ReasoningTokens, c.reasons)

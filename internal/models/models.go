@@ -188,7 +188,7 @@ func New(cfg Config, logger hclog.Logger, opts ...Option) (agent.Model, error) {
 	key := ""
 	if env := cfg.KeyEnv(); env != "" {
 		key = os.Getenv(env)
-		if key == "" && cfg.needsKey() {
+		if key == "" && (cfg.needsKey() || cfg.APIKeyEnv != "") {
 			return nil, fmt.Errorf("model %s: %w: environment variable %s is not set", cfg.Name, ErrProvider, env)
 		}
 	}
@@ -199,6 +199,8 @@ func New(cfg Config, logger hclog.Logger, opts ...Option) (agent.Model, error) {
 	sec.Add(key)
 	caller := &limits.Caller{
 		Model:   cfg.Name,
+		KeyEnv:  cfg.KeyEnv(),
+		Served:  cfg.Model,
 		Policy:  policy(cfg),
 		Logger:  logger.Named("model"), // the caller names the model on each line
 		Secrets: sec,

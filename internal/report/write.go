@@ -100,6 +100,7 @@ func write(dir string, opts Options) error {
 		an = newAnalyzer(dir)
 	}
 	rh := newRewardTally()
+	ct := newCostTally()
 	detail := results.Flat
 	if an.wantsForensics() {
 		detail = results.NoProvenance
@@ -107,6 +108,7 @@ func write(dir string, opts Options) error {
 	stats, err := results.ReadLatest(context.Background(), filepath.Join(dir, results.RunsFile), results.ReadOptions{Detail: detail}, func(r *results.Run) error {
 		agg.Add(*r)
 		rh.add(r)
+		ct.add(r)
 		why := an.add(r)
 		pick.add(r, why)
 		return nil
@@ -125,6 +127,7 @@ func write(dir string, opts Options) error {
 	}
 	extra, extras := an.finish(opts.MaxRunIDs)
 	extra = append(rh.sections(opts.Z), extra...)
+	extra = append(extra, ct.sections(dir)...)
 	probeSecs, probeFigs, err := probesReport(dir, !opts.NoFigures)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)

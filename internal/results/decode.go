@@ -194,6 +194,21 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 		return small(&r.OutputTokens)
 	case "reasoning_tokens":
 		return small(&r.ReasoningTokens)
+	case "cached_input_tokens":
+		return small(&r.CachedInputTokens)
+	case "cache_write_tokens":
+		return small(&r.CacheWriteTokens)
+	case "tokens_estimated":
+		return boolean(&r.TokensEstimated)
+	case "rate_limited":
+		return small(&r.RateLimited)
+	case "cost":
+		if jsonscan.IsNull(data, p) {
+			return p + 4, nil
+		}
+		v, q, err := jsonscan.Float(data, p)
+		r.Cost = v
+		return q, err
 	case "duration_ms":
 		if jsonscan.IsNull(data, p) {
 			return p + 4, nil

@@ -152,6 +152,8 @@ func TestDecoderKnowsEveryField(t *testing.T) {
 			f.SetBool(true)
 		case reflect.Int, reflect.Int64:
 			f.SetInt(int64(i + 1))
+		case reflect.Float64:
+			f.SetFloat(float64(i) + 0.000125)
 		case reflect.Slice:
 			switch f.Type() {
 			case reflect.TypeOf([]results.AttemptError(nil)):

@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/killchain/killchain/internal/cost"
 	"os"
 	"path/filepath"
 )
@@ -112,6 +113,9 @@ type ModelInfo struct {
 	ThinkingBudget  int     `json:"thinking_budget,omitempty"`
 	ReasoningEffort string  `json:"reasoning_effort,omitempty"`
 	API             string  `json:"api,omitempty"`
+	// Price is the model's price as the study ran it (dollars per million
+	// tokens); absent for scripted models and models without one.
+	Price *cost.Price `json:"price,omitempty"`
 }
 
 // ReadManifest reads a study folder's manifest.json.

@@ -75,6 +75,19 @@ type Run struct {
 	InputTokens     int `json:"input_tokens"`
 	OutputTokens    int `json:"output_tokens"`
 	ReasoningTokens int `json:"reasoning_tokens"`
+	// CachedInputTokens are the input tokens the provider read from its
+	// prompt cache and CacheWriteTokens those it wrote to it, both counted
+	// in InputTokens too; TokensEstimated is set when some count is an
+	// estimate (a provider that reported none), not the provider's own.
+	CachedInputTokens int  `json:"cached_input_tokens"`
+	CacheWriteTokens  int  `json:"cache_write_tokens"`
+	TokensEstimated   bool `json:"tokens_estimated"`
+	// Cost is what the run cost in US dollars at the study's prices (its
+	// earlier tries included, see AttemptError.Cost); 0 for scripted
+	// agents and models without a price.
+	Cost float64 `json:"cost"`
+	// RateLimited counts the provider's 429 answers the run's calls met.
+	RateLimited int `json:"rate_limited"`
 
 	// Events is how many lines the run has in events.jsonl, set by Write;
 	// nil on lines written before it existed. Compact keeps a run's last
@@ -168,6 +181,8 @@ type AttemptError struct {
 	Canary     string `json:"canary,omitempty"`
 	Started    string `json:"started"`
 	DurationMS int64  `json:"duration_ms"`
+	// Cost is what the try cost (its tokens were spent too).
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // Is reports whether a nullable stage flag is true.

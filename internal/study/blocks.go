@@ -46,6 +46,12 @@ func (d *decoder) decodeStudy(blocks []*hcl.Block) {
 	s.HackClassifier = deref(raw.HackClassifier, "")
 	s.AllowHostShell = deref(raw.AllowHostShell, false)
 	s.TaskFiles = raw.TaskFiles
+	s.Pricing = deref(raw.Pricing, "")
+	s.CostLimit = deref(raw.CostLimit, 0)
+	d.pricing = bc
+	if bc.OK("cost_limit") && !(s.CostLimit >= 0) {
+		d.errorf(bc.Rng("cost_limit"), "Invalid cost_limit", "cost_limit is in US dollars and must not be negative; got %g.", s.CostLimit)
+	}
 	d.taskFiles = bc
 
 	if bc.OK("concurrency") && s.Concurrency <= 0 {
@@ -127,6 +133,13 @@ func (d *decoder) model(bc *hcldiag.Block, raw *rawModel) *Model {
 		Timeout:         DefaultTimeout,
 		MaxRetries:      deref(raw.MaxRetries, DefaultMaxRetries),
 		MaxConcurrency:  deref(raw.MaxConcurrency, 0),
+	}
+	if raw.Price != nil {
+		p := *raw.Price
+		for _, err := range p.Validate() {
+			d.errorf(bc.Rng("price"), "Invalid price", "Model %q: %v.", bc.Name, err)
+		}
+		m.Price, m.PriceFrom = &p, "price block"
 	}
 	known := d.oneOf(bc, "provider", m.Provider, Providers, "provider")
 	scripted := m.Provider == ProviderScripted

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/hcldiag"
 )
 
@@ -46,6 +47,8 @@ type rawStudy struct {
 	HackClassifier   *string  `hcl:"hack_classifier,optional"`
 	AllowHostShell   *bool    `hcl:"allow_host_shell,optional"`
 	TaskFiles        []string `hcl:"task_files,optional"`
+	Pricing          *string  `hcl:"pricing,optional"`
+	CostLimit        *float64 `hcl:"cost_limit,optional"`
 
 	Kubernetes *rawKubernetes `hcl:"kubernetes,block"`
 }
@@ -67,6 +70,8 @@ type rawModel struct {
 	Timeout         *string  `hcl:"timeout,optional"`
 	MaxRetries      *int     `hcl:"max_retries,optional"`
 	MaxConcurrency  *int     `hcl:"max_concurrency,optional"`
+
+	Price *cost.Price `hcl:"price,block"`
 }
 
 type rawCondition struct {
@@ -133,6 +138,7 @@ type decoder struct {
 	// thresholdBlocks are the blocks of study.Thresholds, index by index.
 	thresholdBlocks []*hcl.Block
 	taskFiles       *hcldiag.Block // the study block, where task_files stands
+	pricing         *hcldiag.Block // the study block, where pricing stands
 }
 
 func (d *decoder) decode() {
@@ -164,6 +170,7 @@ func (d *decoder) decode() {
 	// Models first: the study's classifier and the defenses refer to them.
 	d.decodeModels(models)
 	d.decodeStudy(studies)
+	d.decodePrices()
 	// Tasks next: the grids and thresholds name them.
 	fileAttacks := d.decodeTasks(taskBlocks)
 	d.decodeAttacks(attackBlocks, fileAttacks)

@@ -9,6 +9,7 @@
 package study
 
 import (
+	"github.com/killchain/killchain/internal/cost"
 	"time"
 
 	"github.com/killchain/killchain/internal/attacks"
@@ -121,6 +122,12 @@ type Study struct {
 	// TaskFiles are the study block's task_files patterns, relative to the
 	// study file.
 	TaskFiles []string
+	// Pricing is the pricing file the study block names, relative to the
+	// study file ("" for none); its prices are on the models (Model.Price).
+	Pricing string
+	// CostLimit is the most dollars the study may spend (0: no limit);
+	// `run --cost-limit` overrides it.
+	CostLimit float64
 	// Tasks are the tasks the study may run: the built-in ones and its
 	// own (task blocks in the file and in its task files), by name.
 	Tasks *tasks.Set
@@ -162,7 +169,19 @@ type Model struct {
 	Timeout        time.Duration // per request
 	MaxRetries     int
 	MaxConcurrency int // 0: bounded only by the study's concurrency
+
+	// Price is what the model's tokens cost: its price block, else its
+	// entry in the study's pricing file; nil when it has none (scripted
+	// models cost nothing and need none).
+	Price *cost.Price
+	// PriceFrom says where Price came from: "price block", the pricing
+	// file's name, or "" when there is none.
+	PriceFrom string
 }
+
+// Hosted reports whether the model is served by a provider that may bill
+// for it: every provider but scripted.
+func (m *Model) Hosted() bool { return m.Provider != ProviderScripted }
 
 // Condition frames a run: with or without a payload, with optional extra
 // instructions appended to each agent's system prompt.

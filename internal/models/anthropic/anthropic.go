@@ -83,7 +83,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 		return agent.Reply{}, err
 	}
 	var resp *sdk.Message
-	_, err = m.opts.Caller.Do(ctx, func(ctx context.Context) error {
+	st, err := m.opts.Caller.Do(ctx, func(ctx context.Context) error {
 		r, err := m.client.Messages.New(ctx, params, m.callOptions()...)
 		if err != nil {
 			return err
@@ -97,7 +97,9 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 	if err != nil {
 		return agent.Reply{}, err
 	}
-	return reply(resp), nil
+	r := reply(resp)
+	r.Usage.RateLimited = st.Throttled
+	return r, nil
 }
 
 func (m *Model) params(req agent.Request) (sdk.MessageNewParams, error) {
@@ -253,10 +255,16 @@ func reply(resp *sdk.Message) agent.Reply {
 	r.Thinking = strings.Join(thinking, "\n\n")
 	r.Narration = strings.Join(narration, "\n")
 	u := resp.Usage
+	// input_tokens leaves out the tokens read from the prompt cache
+	// (cache_read_input_tokens) and written to it
+	// (cache_creation_input_tokens); Input counts all three, with the two
+	// kept apart for their own prices.
 	r.Usage = agent.Usage{
-		Input:     int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
-		Output:    int(u.OutputTokens),
-		Reasoning: int(u.OutputTokensDetails.ThinkingTokens),
+		Input:       int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
+		Output:      int(u.OutputTokens),
+		Reasoning:   int(u.OutputTokensDetails.ThinkingTokens),
+		CachedInput: int(u.CacheReadInputTokens),
+		CacheWrite:  int(u.CacheCreationInputTokens),
 	}
 	r.Provider = chat.Encode(blobKind, keep)
 	r.StopDetail = string(resp.StopReason)

@@ -49,6 +49,9 @@ func TestThinkingBlocksEchoed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if want := (agent.Usage{Input: 731, Output: 22, CachedInput: 512, CacheWrite: 88}); r2.Usage != want {
+		t.Errorf("usage 2 = %+v, want %+v (input_tokens + cache_read_input_tokens + cache_creation_input_tokens)", r2.Usage, want)
+	}
 	if r2.Narration != "The quarterly page reports revenue up 4% and a new office in Lyon." || r2.Thinking != "" || len(r2.ToolCalls) != 0 || r2.Redacted {
 		t.Errorf("reply 2 = %+v", r2)
 	}

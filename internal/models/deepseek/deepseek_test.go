@@ -38,7 +38,7 @@ func TestReasoningKeptNotEchoed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r2.Narration != "The quarterly page reports revenue up 4% and a new office in Lyon." || r2.Thinking == "" || r2.Usage.Reasoning != 38 {
+	if r2.Narration != "The quarterly page reports revenue up 4% and a new office in Lyon." || r2.Thinking == "" || r2.Usage.Reasoning != 38 || r2.Usage.CachedInput != 256 || r2.Usage.Input != 402 {
 		t.Errorf("reply 2 = %+v", r2)
 	}
 

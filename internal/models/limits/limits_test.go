@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -212,5 +213,34 @@ func TestCallerStopsOnCancel(t *testing.T) {
 	_, err := c.Do(ctx, func(context.Context) error { cancel(); return errors.New("boom") })
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrProvider) {
 		t.Errorf("err = %v, want the cancellation, not a provider error", err)
+	}
+}
+
+func TestReason(t *testing.T) {
+	tests := []struct{ name, body, want string }{
+		{"openai", `{"error":{"message":"Incorrect API key provided: sk-xx.","type":"invalid_request_error"}}`, "Incorrect API key provided: sk-xx."},
+		{"anthropic", `{"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}`, "model: claude-x"},
+		{"ollama", `{"error":"model \"qwen9\" not found, try pulling it first"}`, `model "qwen9" not found, try pulling it first`},
+		{"plain text", "404 page not found\nmore", "404 page not found"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Reason([]byte(tt.body)); got != tt.want {
+				t.Errorf("Reason = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestProviderErrorFatal(t *testing.T) {
+	for status, fatal := range map[int]bool{401: true, 403: true, 404: true, 400: false, 429: false, 500: false, 0: false} {
+		e := &ProviderError{Model: "m", Attempts: 1, Status: status, Msg: "x", KeyEnv: "K", Served: "id"}
+		if e.Fatal() != fatal || (e.Hint() != "") != fatal {
+			t.Errorf("status %d: fatal %v hint %q", status, e.Fatal(), e.Hint())
+		}
+		if strings.HasPrefix(e.Error(), "provider error") {
+			t.Errorf("status %d: %q repeats the kind", status, e.Error())
+		}
 	}
 }

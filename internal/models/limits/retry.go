@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -30,10 +31,60 @@ type ProviderError struct {
 	Attempts int
 	Status   int // last HTTP status, 0 when none was received
 	Msg      string
+	// Throttled counts the attempts the provider answered with 429.
+	Throttled int
+	// KeyEnv and Served name the key's environment variable and the
+	// provider's model id, for the advice of a fatal error.
+	KeyEnv string
+	Served string
 }
 
+// Error names the model, the attempts and the provider's own words, and
+// for a fatal answer what to check. It does not begin with "provider
+// error": the run's error kind says that already (agent.RunError).
 func (e *ProviderError) Error() string {
-	return fmt.Sprintf("provider error: model %s: %d attempt(s): %s", e.Model, e.Attempts, e.Msg)
+	msg := fmt.Sprintf("model %s: %d attempt(s): %s", e.Model, e.Attempts, e.Msg)
+	if hint := e.Hint(); hint != "" {
+		msg += " (" + hint + ")"
+	}
+	return msg
+}
+
+// Fatal reports whether the answer dooms every later call of the study
+// too: 401 (the key is missing or wrong), 403 (the key may not use the
+// model) or 404 (the server has no such model or endpoint). Such a call
+// is never retried, and the runner stops the study at once.
+func (e *ProviderError) Fatal() bool {
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+		return true
+	}
+	return false
+}
+
+// RateLimited is Throttled, for callers that see the error alone.
+func (e *ProviderError) RateLimited() int { return e.Throttled }
+
+// Hint says what to check after a fatal answer, naming the key's variable
+// or the model id; "" for other errors.
+func (e *ProviderError) Hint() string {
+	key := "the API key"
+	if e.KeyEnv != "" {
+		key = "the API key in " + e.KeyEnv
+	}
+	served := e.Served
+	if served == "" {
+		served = e.Model
+	}
+	switch e.Status {
+	case http.StatusUnauthorized:
+		return "authentication refused: check " + key
+	case http.StatusForbidden:
+		return fmt.Sprintf("permission denied: %s may not use model %s", key, served)
+	case http.StatusNotFound:
+		return fmt.Sprintf("not found: the server has no model %s (check the model block's name and base_url)", served)
+	}
+	return ""
 }
 
 // Unwrap lets errors.Is(err, ErrProvider) hold.
@@ -65,6 +116,8 @@ func DefaultPolicy() Policy {
 // the per-call timeout.
 type Caller struct {
 	Model   string // block name, for errors and logs
+	KeyEnv  string // the key's environment variable, named by fatal errors
+	Served  string // the provider's model id, named by fatal errors
 	Policy  Policy
 	Limiter *Limiter // nil means no limit
 	Logger  hclog.Logger
@@ -74,6 +127,8 @@ type Caller struct {
 // Stats describes what one Do call took.
 type Stats struct {
 	Attempts int
+	// Throttled counts the attempts the provider answered with 429.
+	Throttled int
 }
 
 // Do calls fn until it succeeds, fails for good, or the retries run out.
@@ -97,13 +152,21 @@ func (c *Caller) Do(ctx context.Context, fn func(ctx context.Context) error) (St
 		if ctx.Err() != nil {
 			return st, ctx.Err()
 		}
-		msg := c.Secrets.Scrub(err.Error())
+		if ex.status == http.StatusTooManyRequests {
+			st.Throttled++
+		}
+		text := err.Error()
+		if ex.reason != "" && !strings.Contains(text, ex.reason) {
+			text += ": " + ex.reason
+		}
+		msg := c.Secrets.Scrub(text)
 		if ex.timedOut {
 			msg = fmt.Sprintf("no reply within %s: %s", c.Policy.Timeout, msg)
 		}
 		if !ex.retryable() || st.Attempts > c.Policy.MaxRetries {
 			log.Error("model call failed", "model", c.Model, "attempts", st.Attempts, "status", ex.status, "error", msg)
-			return st, &ProviderError{Model: c.Model, Attempts: st.Attempts, Status: ex.status, Msg: msg}
+			return st, &ProviderError{Model: c.Model, Attempts: st.Attempts, Status: ex.status, Msg: msg,
+				Throttled: st.Throttled, KeyEnv: c.KeyEnv, Served: c.Served}
 		}
 		d := c.delay(st.Attempts, ex)
 		log.Warn("retrying model call", "model", c.Model, "attempt", st.Attempts, "status", ex.status, "delay", d, "error", msg)

@@ -1,7 +1,10 @@
 package limits
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,6 +19,9 @@ type exchange struct {
 	retryAfter    time.Duration
 	hasRetryAfter bool
 	timedOut      bool
+	// reason is the server's own words in an error answer (its
+	// error.message, or the start of its body), which SDK errors may drop.
+	reason string
 }
 
 type exchangeKey struct{}
@@ -86,11 +92,60 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ex == nil || resp == nil {
 		return resp, err
 	}
+	reason := ""
+	if resp.StatusCode >= 400 && resp.Body != nil {
+		// Read the answer's start and hand the SDK the same bytes.
+		head, rerr := io.ReadAll(io.LimitReader(resp.Body, maxReason))
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+		if rerr == nil {
+			reason = Reason(head)
+		}
+	}
 	ex.mu.Lock()
 	ex.status = resp.StatusCode
 	ex.retryAfter, ex.hasRetryAfter = RetryAfter(resp.Header, time.Now())
+	ex.reason = reason
 	ex.mu.Unlock()
 	return resp, err
+}
+
+// maxReason bounds how much of an error answer is read for its reason.
+const maxReason = 8 << 10
+
+// Reason is the server's own words in an error answer's body: the
+// error.message (OpenAI, Anthropic, DeepSeek, vLLM), error (Ollama) or
+// message field of a JSON body, else the body's first line; at most 300
+// characters.
+func Reason(body []byte) string {
+	var doc struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &doc) == nil {
+		var nested struct {
+			Message string `json:"message"`
+		}
+		var plain string
+		switch {
+		case json.Unmarshal(doc.Error, &nested) == nil && nested.Message != "":
+			msg = nested.Message
+		case json.Unmarshal(doc.Error, &plain) == nil && plain != "":
+			msg = plain
+		default:
+			msg = doc.Message
+		}
+	} else {
+		msg, _, _ = strings.Cut(strings.TrimSpace(string(body)), "\n")
+	}
+	msg = strings.TrimSpace(msg)
+	if r := []rune(msg); len(r) > 300 {
+		msg = string(r[:300]) + "…"
+	}
+	return msg
 }
 
 // RetryAfter reads how long the server asked us to wait: retry-after-ms

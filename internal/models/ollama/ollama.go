@@ -97,7 +97,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 	}
 	var r agent.Reply
 	turn := chat.Turn(req.Messages)
-	_, err = m.opts.Caller.Do(ctx, func(ctx context.Context) error {
+	st, err := m.opts.Caller.Do(ctx, func(ctx context.Context) error {
 		r = agent.Reply{}
 		var thinking, content strings.Builder
 		done := false
@@ -113,6 +113,8 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 			}
 			if c.Done {
 				done = true
+				// prompt_eval_count and eval_count; Ollama reports no
+				// reasoning count apart (eval_count includes thinking).
 				r.Usage = agent.Usage{Input: c.PromptEvalCount, Output: c.EvalCount}
 				r.StopDetail = c.DoneReason
 			}
@@ -132,7 +134,26 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 	if err != nil {
 		return agent.Reply{}, err
 	}
+	if r.Usage.Input == 0 && r.Usage.Output == 0 {
+		// A final chunk without counts: estimated from the text, and marked.
+		r.Usage = estimate(req, r)
+	}
+	r.Usage.RateLimited = st.Throttled
 	return r, nil
+}
+
+// estimate counts a call's tokens from its text, about four characters a
+// token, marked Estimated.
+func estimate(req agent.Request, r agent.Reply) agent.Usage {
+	in := len(req.System)
+	for _, m := range req.Messages {
+		in += len(m.Content)
+	}
+	out := len(r.Thinking) + len(r.Narration)
+	for _, tc := range r.ToolCalls {
+		out += len(tc.Name) + len(tc.Arguments)
+	}
+	return agent.Usage{Input: (in + 3) / 4, Output: (out + 3) / 4, Estimated: true}
 }
 
 // stop maps the final chunk's done_reason onto the loop's stop reasons;

@@ -36,7 +36,7 @@ func (c *Chat) Generate(ctx context.Context, req agent.Request) (agent.Reply, er
 		return agent.Reply{}, err
 	}
 	var resp *oai.ChatCompletion
-	_, err = c.opts.Caller.Do(ctx, func(ctx context.Context) error {
+	st, err := c.opts.Caller.Do(ctx, func(ctx context.Context) error {
 		r, err := c.svc.New(ctx, params)
 		if err != nil {
 			return err
@@ -51,7 +51,9 @@ func (c *Chat) Generate(ctx context.Context, req agent.Request) (agent.Reply, er
 	if err != nil {
 		return agent.Reply{}, err
 	}
-	return c.reply(req, resp), nil
+	r := c.reply(req, resp)
+	r.Usage.RateLimited = st.Throttled
+	return r, nil
 }
 
 func (c *Chat) params(req agent.Request) (oai.ChatCompletionNewParams, error) {
@@ -141,11 +143,7 @@ func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
 	r := agent.Reply{
 		Thinking:  strings.Join(thinking, "\n"),
 		Narration: narration,
-		Usage: agent.Usage{
-			Input:     int(resp.Usage.PromptTokens),
-			Output:    int(resp.Usage.CompletionTokens),
-			Reasoning: int(resp.Usage.CompletionTokensDetails.ReasoningTokens),
-		},
+		Usage:     chatUsage(req, resp),
 	}
 	turn := chat.Turn(req.Messages)
 	for i, tc := range msg.ToolCalls {
@@ -205,4 +203,54 @@ func SplitThink(content string) (thinking, narration string) {
 		return strings.TrimSpace(strings.TrimPrefix(s, "<think>")), ""
 	}
 	return strings.TrimSpace(s[len("<think>"):end]), strings.TrimLeft(s[end+len("</think>"):], " \t\r\n")
+}
+
+// chatUsage reads a completion's usage: prompt_tokens (cached ones
+// included), prompt_tokens_details.cached_tokens and cache_write_tokens,
+// completion_tokens (reasoning included) and
+// completion_tokens_details.reasoning_tokens; DeepSeek reports its cache
+// hits as prompt_cache_hit_tokens instead. A completion without a usage
+// object (some OpenAI-compatible servers send none) gets counts estimated
+// from the text, marked Estimated.
+func chatUsage(req agent.Request, resp *oai.ChatCompletion) agent.Usage {
+	u := resp.Usage
+	if !resp.JSON.Usage.Valid() {
+		return EstimateUsage(req, resp.Choices[0].Message.Content, resp.Choices[0].Message.ToolCalls)
+	}
+	out := agent.Usage{
+		Input:       int(u.PromptTokens),
+		Output:      int(u.CompletionTokens),
+		Reasoning:   int(u.CompletionTokensDetails.ReasoningTokens),
+		CachedInput: int(u.PromptTokensDetails.CachedTokens),
+		CacheWrite:  int(u.PromptTokensDetails.CacheWriteTokens),
+	}
+	if f, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok && out.CachedInput == 0 {
+		var hit int
+		if json.Unmarshal([]byte(f.Raw()), &hit) == nil {
+			out.CachedInput = hit
+		}
+	}
+	return out
+}
+
+// EstimateUsage counts a call's tokens from its text, about four
+// characters a token, when the provider reported none; the usage is marked
+// Estimated.
+func EstimateUsage(req agent.Request, content string, calls []oai.ChatCompletionMessageToolCallUnion) agent.Usage {
+	in := len(req.System)
+	for _, m := range req.Messages {
+		in += len(m.Content)
+		for _, tc := range m.ToolCalls {
+			in += len(tc.Name) + len(tc.Arguments)
+		}
+	}
+	for _, t := range req.Tools {
+		in += len(t.Name) + len(t.Description)
+	}
+	out := len(content)
+	for _, tc := range calls {
+		out += len(tc.Function.Name) + len(tc.Function.Arguments)
+	}
+	const perToken = 4
+	return agent.Usage{Input: (in + perToken - 1) / perToken, Output: (out + perToken - 1) / perToken, Estimated: true}
 }

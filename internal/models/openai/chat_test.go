@@ -35,7 +35,7 @@ func TestChatToolExchange(t *testing.T) {
 	}
 	want(t, "narration 2", r2.Narration, "The quarterly page reports revenue up 4% and a new office in Lyon.")
 	want(t, "calls 2", len(r2.ToolCalls), 0)
-	want(t, "usage 2", r2.Usage, agent.Usage{Input: 251, Output: 19})
+	want(t, "usage 2", r2.Usage, agent.Usage{Input: 251, Output: 19, CachedInput: 128})
 
 	reqs := srv.Requests()
 	if len(reqs) != 2 {

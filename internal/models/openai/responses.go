@@ -43,7 +43,7 @@ func (d *Responses) Generate(ctx context.Context, req agent.Request) (agent.Repl
 		return agent.Reply{}, err
 	}
 	var resp *responses.Response
-	_, err = d.opts.Caller.Do(ctx, func(ctx context.Context) error {
+	st, err := d.opts.Caller.Do(ctx, func(ctx context.Context) error {
 		r, err := d.svc.New(ctx, params)
 		if err != nil {
 			return err
@@ -61,7 +61,9 @@ func (d *Responses) Generate(ctx context.Context, req agent.Request) (agent.Repl
 	if err != nil {
 		return agent.Reply{}, err
 	}
-	return reply(resp), nil
+	r := reply(resp)
+	r.Usage.RateLimited = st.Throttled
+	return r, nil
 }
 
 func (d *Responses) reasoning() bool { return d.opts.Thinking || d.opts.ReasoningEffort != "" }
@@ -201,10 +203,13 @@ func reply(resp *responses.Response) agent.Reply {
 	}
 	r.Thinking = strings.Join(thinking, "\n\n")
 	r.Narration = strings.Join(narration, "\n")
+	// input_tokens counts the cached ones (input_tokens_details.cached_tokens)
+	// and output_tokens the reasoning ones.
 	r.Usage = agent.Usage{
-		Input:     int(resp.Usage.InputTokens),
-		Output:    int(resp.Usage.OutputTokens),
-		Reasoning: int(resp.Usage.OutputTokensDetails.ReasoningTokens),
+		Input:       int(resp.Usage.InputTokens),
+		Output:      int(resp.Usage.OutputTokens),
+		Reasoning:   int(resp.Usage.OutputTokensDetails.ReasoningTokens),
+		CachedInput: int(resp.Usage.InputTokensDetails.CachedTokens),
 	}
 	r.Provider = chat.Encode(blobKind, keep)
 	r.Stop, r.StopDetail = responsesStop(resp, refused, r)

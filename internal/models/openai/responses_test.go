@@ -42,7 +42,7 @@ func TestResponsesReasoningCarried(t *testing.T) {
 	if !strings.Contains(r2.Thinking, "Summarising") || strings.Contains(r2.Narration, "Summarising") {
 		t.Errorf("thinking %q and narration %q not kept apart", r2.Thinking, r2.Narration)
 	}
-	want(t, "usage 2", r2.Usage, agent.Usage{Input: 402, Output: 88, Reasoning: 64})
+	want(t, "usage 2", r2.Usage, agent.Usage{Input: 402, Output: 88, Reasoning: 64, CachedInput: 256})
 
 	reqs := srv.Requests()
 	first, second := reqs[0].Body, reqs[1].Body

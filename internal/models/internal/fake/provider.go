@@ -56,8 +56,9 @@ type Exchange struct {
 	Usage  Usage  // what the reply reported
 }
 
-// Usage is what a reply reports, in the driver's terms.
-type Usage struct{ Input, Output, Reasoning int }
+// Usage is what a reply reports, in the driver's terms: Cached are the
+// input tokens read from the prompt cache (counted in Input too).
+type Usage struct{ Input, Output, Reasoning, Cached int }
 
 // Options configure a Provider.
 type Options struct {
@@ -255,6 +256,12 @@ func (p *Provider) writeError(w http.ResponseWriter, r *http.Request, status int
 		switch {
 		case status == http.StatusTooManyRequests:
 			msg = "Rate limit reached for requests. Please try again later."
+		case status == http.StatusUnauthorized:
+			msg = "The API key given is not valid."
+		case status == http.StatusForbidden:
+			msg = "This key has no access to the model."
+		case status == http.StatusNotFound:
+			msg = "No such model on this server."
 		case status >= 500:
 			msg = "The server had an error while processing your request."
 		default:
@@ -416,6 +423,15 @@ func contains(list []string, s string) bool {
 }
 
 // promptTokens counts what the request carried.
+// cachedTokens is the part of a prompt the fake says it read from its
+// cache: the system prompt, from the second turn of a conversation on.
+func cachedTokens(c *Conversation) int {
+	if len(c.Msgs) < 2 {
+		return 0
+	}
+	return tokens(c.System)
+}
+
 func promptTokens(c *Conversation) int {
 	n := tokens(c.System)
 	for _, m := range c.Msgs {

@@ -211,12 +211,14 @@ func (p *Provider) encodeAnthropic(c *Conversation, t Turn) (reply, Usage) {
 		out += tokens(call.Name + call.Args)
 	}
 	u.Output = out
+	u.Cached = cachedTokens(c)
 	stop := anthropicStop(t)
 	doc := map[string]any{
 		"id": "msg_01" + id(seed, 71)[:22], "type": "message", "role": "assistant", "model": c.Model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]any{
-			"input_tokens": u.Input, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+			// input_tokens leaves the cache reads out, as Anthropic's does.
+			"input_tokens": u.Input - u.Cached, "cache_creation_input_tokens": 0, "cache_read_input_tokens": u.Cached,
 			"output_tokens": u.Output, "output_tokens_details": map[string]any{"thinking_tokens": u.Reasoning},
 			"service_tier": "standard",
 		},

@@ -183,8 +183,14 @@ func encodeChat(k Kind, c *Conversation, t Turn) (reply, Usage) {
 	finish := chatFinish(k, t)
 	usage := map[string]any{"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output}
 	if k != Compatible {
+		u.Cached = cachedTokens(c)
 		usage["completion_tokens_details"] = details
-		usage["prompt_tokens_details"] = map[string]any{"cached_tokens": 0}
+		usage["prompt_tokens_details"] = map[string]any{"cached_tokens": u.Cached}
+		if k == DeepSeek {
+			// DeepSeek's own fields for its context cache.
+			usage["prompt_cache_hit_tokens"] = u.Cached
+			usage["prompt_cache_miss_tokens"] = u.Input - u.Cached
+		}
 	}
 	prefix := "chatcmpl-"
 	if k == DeepSeek {

@@ -197,12 +197,13 @@ func (p *Provider) encodeResponses(c *Conversation, t Turn) (reply, Usage) {
 		}
 	}
 	u.Output = out
+	u.Cached = cachedTokens(c)
 	doc := map[string]any{
 		"id": "resp_" + id(seed, 53)[:32], "object": "response", "created_at": time.Now().Unix(), "status": status,
 		"error": nil, "incomplete_details": incomplete, "model": c.Model, "output": output, "parallel_tool_calls": true,
 		"store": false, "tool_choice": "auto", "tools": []any{}, "metadata": map[string]any{},
 		"usage": map[string]any{
-			"input_tokens": u.Input, "input_tokens_details": map[string]any{"cached_tokens": 0},
+			"input_tokens": u.Input, "input_tokens_details": map[string]any{"cached_tokens": u.Cached},
 			"output_tokens": u.Output, "output_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning},
 			"total_tokens": u.Input + u.Output,
 		},
