@@ -140,7 +140,16 @@ func toolCall(e agent.Entry) ToolCall {
 // tokens is an agent step's usage as Inspect counts it.
 func tokens(u agent.Usage) ModelUsage {
 	r := u.Reasoning
-	return ModelUsage{InputTokens: u.Input, OutputTokens: u.Output, TotalTokens: u.Input + u.Output, ReasoningTokens: &r}
+	m := ModelUsage{InputTokens: u.Input, OutputTokens: u.Output, TotalTokens: u.Input + u.Output, ReasoningTokens: &r}
+	if u.CachedInput > 0 {
+		n := u.CachedInput
+		m.CacheRead = &n
+	}
+	if u.CacheWrite > 0 {
+		n := u.CacheWrite
+		m.CacheWrite = &n
+	}
+	return m
 }
 
 // itoa formats a small int.

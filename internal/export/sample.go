@@ -43,8 +43,20 @@ func sample(r *results.Run, t *results.Transcript, model func(string) string) Ev
 	}
 	if len(usage) == 0 {
 		reasoning := r.ReasoningTokens
-		usage = map[string]ModelUsage{model(r.ModelA): {InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			TotalTokens: r.InputTokens + r.OutputTokens, ReasoningTokens: &reasoning}}
+		u := ModelUsage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			TotalTokens: r.InputTokens + r.OutputTokens, ReasoningTokens: &reasoning}
+		if r.CachedInputTokens > 0 {
+			n := r.CachedInputTokens
+			u.CacheRead = &n
+		}
+		usage = map[string]ModelUsage{model(r.ModelA): u}
+	}
+	if len(usage) == 1 && r.Cost > 0 {
+		for m, u := range usage {
+			c := r.Cost
+			u.TotalCost = &c
+			usage[m] = u
+		}
 	}
 	s.ModelUsage = usage
 	for _, m := range s.Messages {
@@ -117,7 +129,13 @@ func runMetadata(r *results.Run) map[string]any {
 		"task": r.Task, "variant": r.Variant, "attack": r.RunAttack(), "surface": r.Surface, "mode": r.Mode,
 		"family": r.RunFamily(), "condition": r.Condition, "defense": r.Defense,
 		"model_a": r.ModelA, "model_b": r.ModelB, "attacked": r.Attacked, "canary": r.Canary,
-		"attempts": r.Attempts,
+		"attempts": r.Attempts, "cost": r.Cost,
+	}
+	if r.RateLimited > 0 {
+		m["rate_limited"] = r.RateLimited
+	}
+	if r.TokensEstimated {
+		m["tokens_estimated"] = true
 	}
 	if r.Error != "" {
 		m["error_kind"] = string(r.ErrorKind)

@@ -219,7 +219,13 @@ type ModelUsage struct {
 	InputTokens     int  `json:"input_tokens"`
 	OutputTokens    int  `json:"output_tokens"`
 	TotalTokens     int  `json:"total_tokens"`
+	CacheWrite      *int `json:"input_tokens_cache_write,omitempty"`
+	CacheRead       *int `json:"input_tokens_cache_read,omitempty"`
 	ReasoningTokens *int `json:"reasoning_tokens,omitempty"`
+	// TotalCost is the run's cost from the study's prices, set where the
+	// whole run's usage is one model's (a cost is kept per run, not per
+	// agent); summed into the header's usage.
+	TotalCost *float64 `json:"total_cost,omitempty"`
 }
 
 // add sums usage.
@@ -227,14 +233,29 @@ func (u ModelUsage) add(o ModelUsage) ModelUsage {
 	u.InputTokens += o.InputTokens
 	u.OutputTokens += o.OutputTokens
 	u.TotalTokens += o.TotalTokens
-	if o.ReasoningTokens != nil {
-		n := *o.ReasoningTokens
-		if u.ReasoningTokens != nil {
-			n += *u.ReasoningTokens
+	u.CacheWrite = addInt(u.CacheWrite, o.CacheWrite)
+	u.CacheRead = addInt(u.CacheRead, o.CacheRead)
+	u.ReasoningTokens = addInt(u.ReasoningTokens, o.ReasoningTokens)
+	if o.TotalCost != nil {
+		c := *o.TotalCost
+		if u.TotalCost != nil {
+			c += *u.TotalCost
 		}
-		u.ReasoningTokens = &n
+		u.TotalCost = &c
 	}
 	return u
+}
+
+// addInt sums two optional counts: nil when both are.
+func addInt(a, b *int) *int {
+	if b == nil {
+		return a
+	}
+	n := *b
+	if a != nil {
+		n += *a
+	}
+	return &n
 }
 
 // ModelOutput is a sample's final model output.

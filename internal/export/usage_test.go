@@ -1,0 +1,83 @@
+package export
+
+import (
+	"testing"
+
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/internal/results"
+)
+
+// TestSampleUsage pins how a run's tokens and cost reach Inspect's
+// ModelUsage: cached input as input_tokens_cache_read, cache writes as
+// input_tokens_cache_write, the run's cost as total_cost where the run's
+// usage is one model's, and never a cost split between two models.
+func TestSampleUsage(t *testing.T) {
+	id := func(s string) string { return "killchain/" + s }
+	step := func(pos string, in, cached, write int) agent.Entry {
+		return agent.Entry{Agent: pos, Pos: pos, Kind: agent.KindNarration, Text: "ok",
+			Usage: &agent.Usage{Input: in, Output: 10, CachedInput: cached, CacheWrite: write}}
+	}
+	tests := []struct {
+		name      string
+		run       results.Run
+		tr        *results.Transcript
+		model     string
+		wantRead  int
+		wantWrite int
+		wantCost  float64
+		noCost    bool
+	}{
+		{
+			name:  "no transcript",
+			run:   results.Run{RunID: "r1", ModelA: "gpt", InputTokens: 100, OutputTokens: 20, CachedInputTokens: 40, Cost: 0.25},
+			model: "killchain/gpt", wantRead: 40, wantCost: 0.25,
+		},
+		{
+			name: "one model's steps",
+			run:  results.Run{RunID: "r2", ModelA: "gpt", Cost: 0.5},
+			tr: &results.Transcript{Agents: []results.AgentInfo{{Position: "a", Model: "gpt"}},
+				Entries: []agent.Entry{step("a", 50, 10, 5), step("a", 60, 20, 0)}},
+			model: "killchain/gpt", wantRead: 30, wantWrite: 5, wantCost: 0.5,
+		},
+		{
+			name: "cross-model pair keeps cost off the models",
+			run:  results.Run{RunID: "r3", ModelA: "gpt", ModelB: "claude", Cost: 0.75},
+			tr: &results.Transcript{Agents: []results.AgentInfo{{Position: "a", Model: "gpt"}, {Position: "b", Model: "claude"}},
+				Entries: []agent.Entry{step("a", 50, 10, 0), step("b", 60, 0, 0)}},
+			model: "killchain/gpt", wantRead: 10, noCost: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := sample(&tt.run, tt.tr, id)
+			u, ok := s.ModelUsage[tt.model]
+			if !ok {
+				t.Fatalf("no usage for %s in %v", tt.model, s.ModelUsage)
+			}
+			if got := deref(u.CacheRead); got != tt.wantRead {
+				t.Errorf("input_tokens_cache_read = %d, want %d", got, tt.wantRead)
+			}
+			if got := deref(u.CacheWrite); got != tt.wantWrite {
+				t.Errorf("input_tokens_cache_write = %d, want %d", got, tt.wantWrite)
+			}
+			for m, mu := range s.ModelUsage {
+				if tt.noCost && mu.TotalCost != nil {
+					t.Errorf("%s: total_cost %v on a cross-model run", m, *mu.TotalCost)
+				}
+			}
+			if !tt.noCost && (u.TotalCost == nil || *u.TotalCost != tt.wantCost) {
+				t.Errorf("total_cost = %v, want %v", u.TotalCost, tt.wantCost)
+			}
+			if s.Metadata["cost"] != tt.run.Cost {
+				t.Errorf("metadata cost = %v, want %v", s.Metadata["cost"], tt.run.Cost)
+			}
+		})
+	}
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
