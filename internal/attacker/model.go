@@ -145,4 +145,3 @@ func known(t Turn, id string) string {
 	}
 	return ""
 }
-
