@@ -139,6 +139,8 @@ type Study struct {
 	// FileAttacks are those of Attacks its task files defined (or its study
 	// folder keeps), in the order read.
 	FileAttacks []FileAttack
+	// Attackers are the attacker blocks, in declaration order.
+	Attackers []*Attacker
 }
 
 // Model is one model block.
@@ -201,6 +203,9 @@ type Grid struct {
 	// beside the task's own variants listed in Variants, or instead of
 	// them when Variants is absent.
 	Attacks []string
+	// Attacker names the attacker block whose rounds follow the grid's
+	// attacks in every attacked cell; "" for none.
+	Attacker string
 }
 
 // Model returns a model by block name.
