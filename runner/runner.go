@@ -240,8 +240,11 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	for _, c := range used {
 		canaries.Reserve(c)
 	}
-	todo := make([]study.Run, 0, len(selected))
-	for _, pr := range selected {
+	// The runs of grids with an attacker run as adaptive cells, round by
+	// round, after the others (adaptive.go).
+	flat, cells := r.adaptiveCells(selected)
+	todo := make([]study.Run, 0, len(flat))
+	for _, pr := range flat {
 		kind, ok := prev[pr.RunID]
 		switch {
 		case !ok:
@@ -326,6 +329,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	err = g.Wait()
 	if prog != nil {
 		prog.Finish()
+	}
+	if err == nil && ctx.Err() == nil {
+		err = r.runCells(ctx, cells, w, &canaries, &sum)
 	}
 	if sn, ok := r.backend.(snapshotter); ok {
 		// Snapshots are made as tasks first run: record their digests now.
@@ -431,7 +437,7 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 
 // reruns reports whether a resume runs a run that errored this way again.
 func (r *Runner) reruns(kind errkind.Kind) bool {
-	if kind != errkind.Truncated && kind != errkind.Refused {
+	if kind != errkind.Truncated && kind != errkind.Refused && kind != errkind.Attacker {
 		return true
 	}
 	return slices.Contains(r.opts.Rerun, kind)
