@@ -121,7 +121,7 @@ func (r *Reference) Propose(ctx context.Context, t Turn) (Proposal, error) {
 				switch b {
 				case BoundaryWriter, BoundaryFiltered, BoundaryPersisted:
 					encBlame[c.encoding]++
-				case BoundaryReader, BoundarySingle, BoundaryBlocked:
+				case BoundaryReader, BoundarySingle, BoundaryBlocked, BoundaryCarried:
 					famBlame[c.family]++
 				}
 			}
