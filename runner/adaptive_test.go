@@ -17,6 +17,7 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/models/scripted"
 	"github.com/killchain/killchain/internal/recount"
+	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox/local"
@@ -151,6 +152,24 @@ func TestAdaptiveStudy(t *testing.T) {
 	}
 	if len(rc.Disagreements) > 0 {
 		t.Fatalf("recount: %+v", rc.Disagreements)
+	}
+	// The report: a row per cell and round, the budget's stop said.
+	if err := report.Write(out, report.Options{NoHTML: true, NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	cells, err := os.ReadFile(filepath.Join(out, "report", report.AdaptiveCellsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(cells), "budget before round 3") {
+		t.Errorf("%s does not say the budget stopped the llm cell:\n%s", report.AdaptiveCellsFile, cells)
+	}
+	rows, err := os.ReadFile(filepath.Join(out, "report", report.AdaptiveRoundsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(rows), "\n") - 1; n != 3*5+3 {
+		t.Errorf("%d rows in %s, want 18 (3 cells × rounds 0–4, 1 cell × rounds 0–2)", n, report.AdaptiveRoundsFile)
 	}
 }
 

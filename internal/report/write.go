@@ -100,6 +100,7 @@ func write(dir string, opts Options) error {
 		an = newAnalyzer(dir)
 	}
 	rh := newRewardTally()
+	ad := newAdaptiveTally()
 	detail := results.Flat
 	if an.wantsForensics() {
 		detail = results.NoProvenance
@@ -107,6 +108,7 @@ func write(dir string, opts Options) error {
 	stats, err := results.ReadLatest(context.Background(), filepath.Join(dir, results.RunsFile), results.ReadOptions{Detail: detail}, func(r *results.Run) error {
 		agg.Add(*r)
 		rh.add(r)
+		ad.add(r)
 		why := an.add(r)
 		pick.add(r, why)
 		return nil
@@ -124,7 +126,12 @@ func write(dir string, opts Options) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	extra, extras := an.finish(opts.MaxRunIDs)
-	extra = append(rh.sections(opts.Z), extra...)
+	if len(ad.cells) > 0 {
+		if err := ad.readAttacker(dir); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	extra = append(append(rh.sections(opts.Z), ad.sections(opts.Z)...), extra...)
 	probeSecs, probeFigs, err := probesReport(dir, !opts.NoFigures)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -144,6 +151,11 @@ func write(dir string, opts Options) error {
 			return fmt.Errorf("report: %w", err)
 		}
 		figs = append(figs, probeFigs...)
+		if f, ok, err := ad.figure(opts.Z); err != nil {
+			return fmt.Errorf("report: %w", err)
+		} else if ok {
+			figs = append(figs, f)
+		}
 		for _, f := range figs {
 			files[filepath.Join(FiguresDir, f.Name+".svg")] = f.SVG
 			files[filepath.Join(FiguresDir, f.Name+".png")] = f.PNG
