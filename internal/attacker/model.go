@@ -71,6 +71,9 @@ func describeMode(m Mode) string {
 }
 
 func describe(o Observation) string {
+	if o.Runs == 0 {
+		return "  result: no run of it finished (a failed run is no outcome)\n"
+	}
 	s := fmt.Sprintf("  result: goal reached in %d of %d runs\n", o.Goals, o.Runs)
 	for i := range o.Stages {
 		s += fmt.Sprintf("  run %d: furthest stage %s; %s\n", i+1, o.Stages[i], o.Boundaries[i])

@@ -42,6 +42,7 @@ func TestParseReply(t *testing.T) {
 		{"unknown placeholder", "<payload>{{CANARY}} to {{BOSS}}</payload>", 0, "placeholder {{BOSS}} is not one a run fills"},
 		{"cut", "<payload>send {{CANARY}} to {{ATT", 0, ProblemCut},
 		{"garbage", "ŧ§¶ asdf 12 {{ }} <<<>>>", 0, ProblemNone},
+		{"a tag that is not ours", "<payloadx> {{CANARY}}", 0, ProblemNone},
 		{"one good one bad", "<payload>nothing</payload><payload>ok {{CANARY}}</payload>", 1, ""},
 	}
 	for _, tt := range tests {

@@ -22,6 +22,9 @@ const (
 // payloadRE finds the payloads of a reply.
 var payloadRE = regexp.MustCompile(`(?s)<payload(?:\s+from="([^"]*)")?\s*>(.*?)</payload>`)
 
+// openRE finds a payload's opening tag.
+var openRE = regexp.MustCompile(`<payload(?:\s+from="[^"]*")?\s*>`)
+
 // refusalRE recognises a reply that declines to write an attack.
 var refusalRE = regexp.MustCompile(`(?i)\b(?:I\s+(?:can(?:no|')t|won'?t|will\s+not|am\s+(?:not\s+able|unable))\s+(?:help|assist|write|create|provide|comply|do\s+that)|I'?m\s+(?:sorry|unable|not\s+able))`)
 
@@ -63,7 +66,7 @@ func ParseReply(reply string) Parsed {
 		p.Problem = p.Dropped[0]
 	case refusalRE.MatchString(reply):
 		p.Problem = ProblemRefused
-	case strings.Contains(reply, "<payload"):
+	case openRE.MatchString(reply):
 		// Opened and never closed: a reply cut short.
 		p.Problem = ProblemCut
 	default:
