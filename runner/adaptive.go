@@ -147,6 +147,7 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 				if c.atk.MaxTokens > 0 && spent >= c.atk.MaxTokens {
 					ar = results.AttackerRound{Loop: c.key, Grid: run0.Grid, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Round: round, Stopped: "budget"}
 					log.Warn("cell stopped: the attacker's token budget is spent", "round", round, "tokens", spent, "max_tokens", c.atk.MaxTokens)
+					st.count(func(s *Summary) { s.Stopped++ })
 					return st.append(r.opts.Output, ar)
 				}
 				p, perr := prop.Propose(ctx, attacker.Turn{Round: round, Payloads: c.atk.Payloads, Mode: mode, Goal: goal, Surface: surface, History: hist})
@@ -283,7 +284,7 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 			Condition: pr.Condition, Defense: pr.Defense, Error: rec.Error}); err != nil {
 			return rec, fmt.Errorf("record %s: %w", pr.RunID, err)
 		}
-		st.count(func(s *Summary) { s.Ran++; s.Errors++ })
+		st.count(func(s *Summary) { s.Ran++; s.Errors++; s.Rounds++ })
 		return rec, nil
 	}
 	out, err := r.attempt(ctx, pr, st.canaries, func() { st.count(func(s *Summary) { s.Retried++ }) })
@@ -304,6 +305,9 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 	}
 	st.count(func(s *Summary) {
 		s.Ran++
+		if pr.Round > 0 {
+			s.Rounds++
+		}
 		if out.run.Error != "" {
 			s.Errors++
 		}

@@ -102,6 +102,10 @@ type Summary struct {
 	Retried  int // retries of runs after a sandbox or provider error
 	Canceled bool
 	Output   string
+	// Rounds counts the runs of adaptive rounds after round 0 recorded
+	// now (in Ran too): the plan does not hold them. Stopped counts the
+	// adaptive cells their attacker's token budget stopped early.
+	Rounds, Stopped int
 }
 
 // New checks the options and returns a Runner.

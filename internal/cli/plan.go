@@ -61,6 +61,9 @@ or model.
 			if err := study.WritePlan(g.stdout, runs, verbose); err != nil {
 				return err
 			}
+			if err := s.WriteRounds(g.stdout, runs); err != nil {
+				return err
+			}
 			if listRun {
 				return writeRunIDs(g.stdout, runs)
 			}

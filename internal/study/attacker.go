@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
+	"io"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -202,4 +204,43 @@ func pick(ok bool, s string) string {
 		return s
 	}
 	return ""
+}
+
+// WriteRounds writes, for a plan holding adaptive cells, each attacker's
+// cells and the most runs its rounds after 0 add (the plan counts round 0
+// only); nothing for a plan without any.
+func (s *Study) WriteRounds(w io.Writer, runs []Run) error {
+	type row struct {
+		cells map[string]bool
+		reps  int
+	}
+	rows := map[string]*row{}
+	var order []string
+	for _, r := range runs {
+		if r.Attacker == "" {
+			continue
+		}
+		if rows[r.Attacker] == nil {
+			rows[r.Attacker] = &row{cells: map[string]bool{}}
+			order = append(order, r.Attacker)
+		}
+		if g, ok := s.Grid(r.Grid); ok {
+			rows[r.Attacker].reps = g.Repeats
+		}
+		rows[r.Attacker].cells[r.Loop()] = true
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	out := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(out, "\nattacker\tfeedback\tcells\trounds\tpayloads\tmore runs, at most\n")
+	for _, name := range order {
+		a, _ := s.Attacker(name)
+		rw := rows[name]
+		fmt.Fprintf(out, "%s\t%s\t%d\t%d\t%d\t%d\n", name, a.Feedback, len(rw.cells), a.Rounds, a.Payloads, len(rw.cells)*a.Rounds*a.Payloads*rw.reps)
+	}
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("write plan: %w", err)
+	}
+	return nil
 }
