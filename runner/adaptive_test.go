@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
+
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/models/scripted"
@@ -20,7 +22,10 @@ import (
 	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/sandbox/local"
+	"github.com/killchain/killchain/tasks"
 )
 
 const adaptiveStudy = "testdata/adaptive.hcl"
@@ -317,5 +322,65 @@ func TestAdaptiveKillAndResume(t *testing.T) {
 	}
 	if g, w := payloads(out), payloads(ref); !slices.Equal(g, w) {
 		t.Errorf("rounds differ:\ngot  %q\nwant %q", g, w)
+	}
+}
+
+// TestAdaptiveDocker runs testdata/adaptive.hcl in hardened containers:
+// the rounds, payloads, lineage and outcomes are those of the local
+// backend, run for run, and no container is left behind.
+func TestAdaptiveDocker(t *testing.T) {
+	cli := dockertest.Require(t)
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	opts := docker.DefaultOptions()
+	opts.Client = cli
+	opts.Fixtures = tasks.Builtin().Fixtures
+	be, err := docker.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close(context.Background())
+
+	ref := filepath.Join(t.TempDir(), "local")
+	runAdaptive(t, ref, adaptiveModels(goodWriter, 300), false)
+	s := loadStudy(t, adaptiveStudy)
+	out := filepath.Join(t.TempDir(), "docker")
+	r, err := New(s, Options{Output: out, Backend: be, Models: adaptiveModels(goodWriter, 300)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Errors != 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	key := func(r results.Run) string {
+		s := fmt.Sprintf("%s %s %s %v", r.RunID, r.Attack, r.Stage, r.AttackGoal)
+		if r.Adaptive != nil {
+			s += fmt.Sprintf(" %+v", *r.Adaptive)
+		}
+		return s
+	}
+	var got, want []string
+	for _, r := range readAll(t, out) {
+		got = append(got, key(r))
+	}
+	for _, r := range readAll(t, ref) {
+		want = append(want, key(r))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("docker runs differ from local ones:\ngot  %q\nwant %q", got, want)
+	}
+	left, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", "killchain.study="+s.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(left.Items); n != 0 {
+		t.Errorf("%d containers left behind", n)
 	}
 }
