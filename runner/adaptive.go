@@ -55,8 +55,9 @@ type rounds struct {
 	done     map[string]results.Run
 	logged   map[string]map[int]results.AttackerRound
 
-	mu  sync.Mutex // sum and the attacker file
-	sum *Summary
+	mu   sync.Mutex // sum and the attacker file
+	sum  *Summary
+	prog *Progress // nil for none; its total is the most runs the cells can record
 }
 
 // runCells runs the adaptive cells, each its rounds in order, the cells
@@ -89,6 +90,19 @@ func (r *Runner) runCells(ctx context.Context, cells []*cell, w *results.Writer,
 	if err != nil {
 		return fmt.Errorf("resume rounds: %w", err)
 	}
+	if r.opts.Progress != nil {
+		// The most runs the cells can record: round 0 and every round full.
+		bound := 0
+		for _, c := range cells {
+			reps := 1
+			if g, ok := r.study.Grid(c.runs0[0].Grid); ok {
+				reps = g.Repeats
+			}
+			bound += len(c.runs0) + c.atk.Rounds*c.atk.Payloads*reps
+		}
+		st.prog = NewProgress(r.opts.Progress, bound)
+		defer st.prog.Finish()
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cells {
 		g.Go(func() error { return r.runCell(gctx, c, st) })
@@ -99,7 +113,13 @@ func (r *Runner) runCells(ctx context.Context, cells []*cell, w *results.Writer,
 // proposer builds a cell's attacker.
 func (r *Runner) proposer(c *cell) (attacker.Proposer, error) {
 	if c.atk.Model == "" {
-		return &attacker.Reference{Seed: r.study.LoopSeed(c.key), Families: c.atk.Families, Encodings: c.atk.Encodings}, nil
+		encs := c.atk.Encodings
+		if t, ok := r.study.Tasks.Get(c.runs0[0].Task); ok {
+			if own, ok := t.Variant(c.runs0[0].Placed); ok && own.Spoken {
+				encs = []string{""} // an audio clip speaks clear text only
+			}
+		}
+		return &attacker.Reference{Seed: r.study.LoopSeed(c.key), Families: c.atk.Families, Encodings: encs}, nil
 	}
 	m, err := r.model(c.atk.Model)
 	if err != nil {
@@ -159,6 +179,12 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 					ar.Error = perr.Error()
 				} else if len(p.Payloads) < c.atk.Payloads {
 					ar.Error = fmt.Sprintf("%d of %d payloads after %d asks", len(p.Payloads), c.atk.Payloads, len(p.Asks))
+				}
+				if scrub := r.opts.Scrub; scrub != nil {
+					ar.Error = scrub(ar.Error)
+					for i := range ar.Asks {
+						ar.Asks[i].Problem, ar.Asks[i].Reply = scrub(ar.Asks[i].Problem), scrub(ar.Asks[i].Reply)
+					}
 				}
 				if err := st.append(r.opts.Output, ar); err != nil {
 					return err
@@ -285,9 +311,15 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 			return rec, fmt.Errorf("record %s: %w", pr.RunID, err)
 		}
 		st.count(func(s *Summary) { s.Ran++; s.Errors++; s.Rounds++ })
+		st.recorded(true)
 		return rec, nil
 	}
-	out, err := r.attempt(ctx, pr, st.canaries, func() { st.count(func(s *Summary) { s.Retried++ }) })
+	out, err := r.attempt(ctx, pr, st.canaries, func() {
+		st.count(func(s *Summary) { s.Retried++ })
+		if st.prog != nil {
+			st.prog.Retried()
+		}
+	})
 	if err != nil {
 		return results.Run{}, err
 	}
@@ -312,6 +344,7 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 			s.Errors++
 		}
 	})
+	st.recorded(out.run.Error != "")
 	return out.run, nil
 }
 
@@ -319,6 +352,13 @@ func (st *rounds) count(f func(*Summary)) {
 	st.mu.Lock()
 	f(st.sum)
 	st.mu.Unlock()
+}
+
+// recorded reports a recorded run to the progress.
+func (st *rounds) recorded(errored bool) {
+	if st.prog != nil {
+		st.prog.Done(errored)
+	}
 }
 
 func (st *rounds) append(dir string, ar results.AttackerRound) error {

@@ -384,3 +384,60 @@ func TestAdaptiveDocker(t *testing.T) {
 		t.Errorf("%d containers left behind", n)
 	}
 }
+
+// TestAdaptiveSample: --sample draws from round 0, and every adaptive cell
+// it keeps runs all its rounds (cells are sampled, never rounds); a later
+// resume without the sample runs the rest of the study.
+func TestAdaptiveSample(t *testing.T) {
+	s := loadStudy(t, adaptiveStudy)
+	plan, err := s.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := &study.Selection{Sample: 4, Seed: 9}
+	kept := sel.Apply(plan)
+	cells := map[string]bool{}
+	for _, pr := range kept {
+		if pr.Attacker != "" {
+			cells[pr.Loop()] = true
+		}
+	}
+	if len(cells) == 0 {
+		t.Fatalf("the sample %d of %d runs keeps no adaptive cell; choose another seed", len(kept), len(plan))
+	}
+	out := filepath.Join(t.TempDir(), "adaptive")
+	r, err := New(s, Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: adaptiveModels(goodWriter, 300), Selection: sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rounds := map[string]map[int]bool{}
+	for _, run := range readAll(t, out) {
+		if run.Adaptive == nil {
+			continue
+		}
+		c := cellOf(run)
+		if rounds[c] == nil {
+			rounds[c] = map[int]bool{}
+		}
+		rounds[c][run.Adaptive.Round] = true
+	}
+	if len(rounds) != len(cells) {
+		t.Errorf("%d cells ran, the sample kept %d", len(rounds), len(cells))
+	}
+	for c, rs := range rounds {
+		want := 5 // rounds 0–4
+		if strings.HasPrefix(c, "llm/") {
+			want = 3 // rounds 0–2, then the budget
+		}
+		if len(rs) != want {
+			t.Errorf("cell %s ran rounds %v, want %d rounds", c, rs, want)
+		}
+	}
+	all := runAdaptive(t, out, adaptiveModels(goodWriter, 300), true)
+	if all.Ran == 0 || len(readAll(t, out)) != 3+3*(2+4*2)+2+2*4 {
+		t.Errorf("the resume without a sample ran %d runs, folder holds %d", all.Ran, len(readAll(t, out)))
+	}
+}

@@ -270,7 +270,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "selected", len(selected), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
 
 	var prog *Progress
-	if r.opts.Progress != nil {
+	if r.opts.Progress != nil && (len(todo) > 0 || len(cells) == 0) {
 		prog = NewProgress(r.opts.Progress, len(todo))
 	}
 	var smu sync.Mutex
