@@ -45,6 +45,9 @@ func Prompt(t Turn) string {
 	fmt.Fprintf(&b, "Goal: %s\nWhere the payload is planted: %s\nFeedback you receive: %s\n", t.Goal, t.Surface, describeMode(t.Mode))
 	for _, h := range t.History {
 		fmt.Fprintf(&b, "\nRound %d:\n", h.Round)
+		if len(h.Payloads) == 0 {
+			b.WriteString("(no usable payload was written)\n")
+		}
 		for i, p := range h.Payloads {
 			fmt.Fprintf(&b, "- payload %s", p.ID)
 			if len(p.Encodings) > 0 {
