@@ -441,3 +441,37 @@ func TestAdaptiveSample(t *testing.T) {
 		t.Errorf("the resume without a sample ran %d runs, folder holds %d", all.Ran, len(readAll(t, out)))
 	}
 }
+
+// TestAdaptiveHCL runs hcl/adaptive.hcl offline on the local sandbox: the
+// reference attacker in its three feedback modes runs every round of every
+// cell without an error, and the report compares the modes on each cell.
+func TestAdaptiveHCL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a study (about 3 s)")
+	}
+	s := loadStudy(t, "../hcl/adaptive.hcl")
+	out := filepath.Join(t.TempDir(), "adaptive")
+	r, err := New(s, Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: scriptedOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 grids × 4 cells × (1 round-0 run + 6 rounds × 2 payloads).
+	if sum.Errors != 0 || sum.Ran != 156 || sum.Rounds != 144 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if err := report.Write(out, report.Options{NoHTML: true, NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	modes, err := os.ReadFile(filepath.Join(out, "report", report.AdaptiveModesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(modes)), "\n")
+	if len(lines) != 5 || strings.Contains(string(modes), ",,") {
+		t.Errorf("%s: want 4 cells, each under every mode:\n%s", report.AdaptiveModesFile, modes)
+	}
+}
