@@ -336,18 +336,61 @@ func (t *adaptiveTally) modeSection(keys []adaptiveKey, z float64) (section, boo
 		Table: md, CSVName: AdaptiveModesFile, CSV: csvT}, true
 }
 
-// figure draws the attack goal per round, pooled over the cells of each
-// feedback mode, with its Wilson band.
-func (t *adaptiveTally) figure(z float64) (Figure, bool, error) {
+// maxCellFigures bounds the per-cell figures; the pooled one is always drawn.
+const maxCellFigures = 12
+
+// figures draws the attack goal per round with its Wilson band, one curve
+// per feedback mode: pooled over every cell, then for each cell (task,
+// models, condition, defense) up to maxCellFigures, the modes side by side.
+func (t *adaptiveTally) figures(z float64) ([]Figure, error) {
 	if len(t.cells) == 0 {
-		return Figure{}, false, nil
+		return nil, nil
 	}
-	p := newPlot("Adaptive attacks: attack goal per round", "round", "attack goal (pooled over cells)")
+	var out []Figure
+	all := make([]*adaptiveCell, 0, len(t.cells))
+	byTarget := map[string][]*adaptiveCell{}
+	var targets []string
+	for _, k := range t.keys() {
+		c := t.cells[k]
+		all = append(all, c)
+		if byTarget[k.target()] == nil {
+			targets = append(targets, k.target())
+		}
+		byTarget[k.target()] = append(byTarget[k.target()], c)
+	}
+	f, ok, err := curves(FigAdaptive, "Adaptive attacks: attack goal per round",
+		"The attack goal per round, pooled over the cells of each feedback mode, with its Wilson "+ciLabel(z)+" band.", all, z)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		out = append(out, f)
+	}
+	for i, tg := range targets {
+		if i == maxCellFigures {
+			break
+		}
+		f, ok, err := curves(fmt.Sprintf("%s_%02d", FigAdaptive, i+1), "Attack goal per round: "+tg,
+			"One cell under each feedback mode that ran on it, with Wilson "+ciLabel(z)+" bands.", byTarget[tg], z)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// curves draws the attack goal per round of cells, pooled per feedback
+// mode, with Wilson bands.
+func curves(name, title, caption string, cells []*adaptiveCell, z float64) (Figure, bool, error) {
+	p := newPlot(title, "round", "attack goal")
 	colors := map[string]color.RGBA{"none": {0x73, 0x73, 0x73, 0xff}, "outcome": {0x31, 0x82, 0xbd, 0xff}, "stage": {0xcb, 0x18, 0x1d, 0xff}}
 	drawn := 0
 	for _, mode := range feedbackModes {
 		pooled := map[int]*[2]int{}
-		for _, c := range t.cells {
+		for _, c := range cells {
 			if c.feedback != mode {
 				continue
 			}
@@ -404,6 +447,5 @@ func (t *adaptiveTally) figure(z float64) (Figure, bool, error) {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
-	return rendered(FigAdaptive, "Adaptive attacks: attack goal per round",
-		"The attack goal per round, pooled over the cells of each feedback mode, with its Wilson "+ciLabel(z)+" band.", p, 7*vg.Inch, 4*vg.Inch)
+	return rendered(name, title, caption, p, 7*vg.Inch, 4*vg.Inch)
 }

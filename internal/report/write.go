@@ -151,11 +151,11 @@ func write(dir string, opts Options) error {
 			return fmt.Errorf("report: %w", err)
 		}
 		figs = append(figs, probeFigs...)
-		if f, ok, err := ad.figure(opts.Z); err != nil {
+		adFigs, err := ad.figures(opts.Z)
+		if err != nil {
 			return fmt.Errorf("report: %w", err)
-		} else if ok {
-			figs = append(figs, f)
 		}
+		figs = append(figs, adFigs...)
 		for _, f := range figs {
 			files[filepath.Join(FiguresDir, f.Name+".svg")] = f.SVG
 			files[filepath.Join(FiguresDir, f.Name+".png")] = f.PNG
