@@ -192,6 +192,7 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 			}
 			if ar.Stopped != "" {
 				log.Info("cell stopped earlier", "round", round, "stopped", ar.Stopped)
+				st.count(func(s *Summary) { s.Stopped++ })
 				return nil
 			}
 			spent += ar.Tokens()
@@ -208,7 +209,7 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 		}
 		var res []attacker.Result
 		for _, rec := range recs {
-			if rec.Error == "" {
+			if rec.Error == "" && rec.Adaptive != nil {
 				res = append(res, resultOf(rec))
 			}
 		}
