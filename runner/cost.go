@@ -113,7 +113,28 @@ func spentBefore(dir string, est *cost.Estimator) (float64, error) {
 		spent += run.Cost
 		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	err = results.ReadAttacker(dir, func(ar results.AttackerRound) error {
+		spent += ar.Cost
+		return nil
+	})
 	return spent, err
+}
+
+// attackerCost is what a round's asks cost at the attacker model's price.
+func (r *Runner) attackerCost(model string, ar results.AttackerRound) float64 {
+	p := r.price(model)
+	if model == "" || p == nil {
+		return 0
+	}
+	var t cost.Tokens
+	for _, a := range ar.Asks {
+		t.Input += a.InputTokens
+		t.Output += a.OutputTokens
+	}
+	return p.Cost(t)
 }
 
 // priced reports whether any model of the study has a price.

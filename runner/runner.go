@@ -116,6 +116,10 @@ type Summary struct {
 	CostStopped string
 	// RateLimited counts the 429 answers the runs of this start met.
 	RateLimited int
+	// Rounds counts the runs of adaptive rounds after round 0 recorded
+	// now (in Ran too): the plan does not hold them. Stopped counts the
+	// adaptive cells their attacker's token budget stopped early.
+	Rounds, Stopped int
 }
 
 // New checks the options and returns a Runner.
@@ -254,8 +258,11 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	for _, c := range used {
 		canaries.Reserve(c)
 	}
-	todo := make([]study.Run, 0, len(selected))
-	for _, pr := range selected {
+	// The runs of grids with an attacker run as adaptive cells, round by
+	// round, after the others (adaptive.go).
+	flat, cells := r.adaptiveCells(selected)
+	todo := make([]study.Run, 0, len(flat))
+	for _, pr := range flat {
 		kind, ok := prev[pr.RunID]
 		switch {
 		case !ok:
@@ -282,7 +289,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	r.log.Info("study starting", "study", r.study.Name, "planned", len(plan), "selected", len(selected), "to_run", len(todo), "backend", r.backend.Name(), "output", r.opts.Output)
 
 	var prog *Progress
-	if r.opts.Progress != nil {
+	if r.opts.Progress != nil && (len(todo) > 0 || len(cells) == 0) {
 		prog = NewProgress(r.opts.Progress, len(todo))
 		if r.priced() || money.budget.Limit() > 0 {
 			prog.Spent(money.budget.Spent())
@@ -378,6 +385,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	err = g.Wait()
 	if prog != nil {
 		prog.Finish()
+	}
+	if err == nil && ctx.Err() == nil {
+		err = r.runCells(ctx, cells, w, &canaries, money, &sum)
 	}
 	if sn, ok := r.backend.(snapshotter); ok {
 		// Snapshots are made as tasks first run: record their digests now.
@@ -489,7 +499,7 @@ func (r *Runner) prepareOutput(hash string, planned int) error {
 
 // reruns reports whether a resume runs a run that errored this way again.
 func (r *Runner) reruns(kind errkind.Kind) bool {
-	if kind != errkind.Truncated && kind != errkind.Refused {
+	if kind != errkind.Truncated && kind != errkind.Refused && kind != errkind.Attacker {
 		return true
 	}
 	return slices.Contains(r.opts.Rerun, kind)

@@ -67,6 +67,9 @@ or model.
 			if err := study.WritePlan(g.stdout, runs, verbose); err != nil {
 				return err
 			}
+			if err := s.WriteRounds(g.stdout, runs); err != nil {
+				return err
+			}
 			if from != "" || hostedModels(s) {
 				est, err := estimateRuns(s, runs, from)
 				if err != nil {

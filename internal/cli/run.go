@@ -169,6 +169,13 @@ and the folder.
 			if line := spendLine(s, sum); line != "" {
 				fmt.Fprintln(g.stdout, line)
 			}
+			if sum.Rounds > 0 || sum.Stopped > 0 {
+				fmt.Fprintf(g.stdout, "adaptive attacks: %s of the rounds the attackers proposed", plural.Count(sum.Rounds, "run"))
+				if sum.Stopped > 0 {
+					fmt.Fprintf(g.stdout, "; %s stopped at the attacker's token budget", plural.Count(sum.Stopped, "cell"))
+				}
+				fmt.Fprintf(g.stdout, " (see %s)\n", results.AttackerFile)
+			}
 			if len(sum.Left) > 0 {
 				fmt.Fprintf(g.stdout, "left as they were: %s (the model's own replies; --rerun %s runs them again)\n",
 					leftSummary(sum.Left), strings.Join(leftKinds(sum.Left), ","))

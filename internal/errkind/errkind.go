@@ -15,6 +15,10 @@ const (
 	Truncated Kind = "truncated"
 	// Refused is a reply refused by the provider's filter or the model.
 	Refused Kind = "refused"
+	// Attacker is an adaptive attacker that gave no usable payload for a
+	// run of its round within the asks allowed (empty, refused, cut, no
+	// canary placeholder): the run never started, and is no outcome.
+	Attacker Kind = "attacker"
 	// Provider is a failed provider call (network, HTTP status, a reply
 	// that cannot be decoded).
 	Provider Kind = "provider"
@@ -29,7 +33,7 @@ const (
 )
 
 // All lists every kind in the order reports show them.
-var All = []Kind{Truncated, Refused, Provider, Sandbox, Defense, Verifier, Internal}
+var All = []Kind{Truncated, Refused, Attacker, Provider, Sandbox, Defense, Verifier, Internal}
 
 // Known reports whether s names a kind of All.
 func Known(s string) bool {

@@ -10,6 +10,7 @@ func TestKinds(t *testing.T) {
 	}{
 		{"truncated", true, false},
 		{"refused", true, false},
+		{"attacker", true, false},
 		{"provider", true, true},
 		{"sandbox", true, true},
 		{"defense", true, false},
@@ -28,7 +29,7 @@ func TestKinds(t *testing.T) {
 			}
 		})
 	}
-	if len(All) != 7 {
+	if len(All) != 8 {
 		t.Errorf("All has %d kinds", len(All))
 	}
 }

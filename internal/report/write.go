@@ -101,6 +101,7 @@ func write(dir string, opts Options) error {
 	}
 	rh := newRewardTally()
 	ct := newCostTally()
+	ad := newAdaptiveTally()
 	detail := results.Flat
 	if an.wantsForensics() {
 		detail = results.NoProvenance
@@ -109,6 +110,7 @@ func write(dir string, opts Options) error {
 		agg.Add(*r)
 		rh.add(r)
 		ct.add(r)
+		ad.add(r)
 		why := an.add(r)
 		pick.add(r, why)
 		return nil
@@ -126,7 +128,12 @@ func write(dir string, opts Options) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	extra, extras := an.finish(opts.MaxRunIDs)
-	extra = append(rh.sections(opts.Z), extra...)
+	if len(ad.cells) > 0 {
+		if err := ad.readAttacker(dir); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	extra = append(append(rh.sections(opts.Z), ad.sections(opts.Z)...), extra...)
 	extra = append(extra, ct.sections(dir)...)
 	probeSecs, probeFigs, err := probesReport(dir, !opts.NoFigures)
 	if err != nil {
@@ -147,6 +154,11 @@ func write(dir string, opts Options) error {
 			return fmt.Errorf("report: %w", err)
 		}
 		figs = append(figs, probeFigs...)
+		adFigs, err := ad.figures(opts.Z)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		figs = append(figs, adFigs...)
 		for _, f := range figs {
 			files[filepath.Join(FiguresDir, f.Name+".svg")] = f.SVG
 			files[filepath.Join(FiguresDir, f.Name+".png")] = f.PNG

@@ -239,6 +239,12 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 			r.RewardHack = &RewardHack{}
 		}
 		return plainJSON(data, p, rewardField(r.RewardHack, string(key)))
+	// Adaptive-attack fields: present on those runs only.
+	case "round", "attacker", "feedback", "payload", "parent":
+		if r.Adaptive == nil {
+			r.Adaptive = &Adaptive{}
+		}
+		return plainJSON(data, p, adaptiveField(r.Adaptive, string(key)))
 	case "family":
 		return str(&r.Family, true)
 	case "harness":

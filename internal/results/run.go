@@ -117,6 +117,9 @@ type Run struct {
 	// there every field is written (nulls and empty lists included), and
 	// on every other run none is.
 	*RewardHack
+	// Adaptive holds the adaptive-attack fields (round, attacker, feedback,
+	// payload, parent), on the runs of a grid with an attacker only.
+	*Adaptive
 
 	// Forensics are the run's forensic signals; absent for runs recorded
 	// before they existed and for imported runs.

@@ -105,9 +105,14 @@ func (s *Study) Attack(spec string) (attacks.Attack, error) { return attacks.Par
 // written for the run's task and first model, where the task's own variant
 // pr.Placed plants.
 func (s *Study) AttackVariant(t *tasks.Task, pr Run) (tasks.Variant, error) {
-	a, err := s.Attack(pr.Attack)
-	if err != nil {
-		return tasks.Variant{}, err
+	var a attacks.Attack
+	if pr.Proposed != nil {
+		a = *pr.Proposed
+	} else {
+		var err error
+		if a, err = s.Attack(pr.Attack); err != nil {
+			return tasks.Variant{}, err
+		}
 	}
 	own, ok := t.Variant(pr.Placed)
 	if !ok {

@@ -23,6 +23,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "attack", LabelNames: []string{"name"}},
+		{Type: "attacker", LabelNames: []string{"name"}},
 	},
 }
 
@@ -96,6 +97,7 @@ type rawGrid struct {
 	Defenses   []string   `hcl:"defenses,optional"`
 	Repeats    *int       `hcl:"repeats,optional"`
 	Attacks    []string   `hcl:"attacks,optional"`
+	Attacker   *string    `hcl:"attacker,optional"`
 }
 
 // Load reads and parses a study file.
@@ -145,7 +147,7 @@ func (d *decoder) decode() {
 	content, diags := d.file.Body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
 
-	var studies, models, conditions, defenses, grids, thresholds, taskBlocks, attackBlocks []*hcl.Block
+	var studies, models, conditions, defenses, grids, thresholds, taskBlocks, attackBlocks, attackerBlocks []*hcl.Block
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "study":
@@ -164,6 +166,8 @@ func (d *decoder) decode() {
 			taskBlocks = append(taskBlocks, b)
 		case "attack":
 			attackBlocks = append(attackBlocks, b)
+		case "attacker":
+			attackerBlocks = append(attackerBlocks, b)
 		}
 	}
 
@@ -176,6 +180,7 @@ func (d *decoder) decode() {
 	d.decodeAttacks(attackBlocks, fileAttacks)
 	d.decodeConditions(conditions)
 	d.decodeDefenses(defenses)
+	d.decodeAttackers(attackerBlocks)
 	for _, b := range grids {
 		d.decodeGrid(b)
 	}

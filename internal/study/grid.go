@@ -30,6 +30,7 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 		Defenses:   raw.Defenses,
 		Repeats:    deref(raw.Repeats, DefaultRepeats),
 		Attacks:    raw.Attacks,
+		Attacker:   deref(raw.Attacker, ""),
 	}
 	if _, present := bc.Attrs["defenses"]; !present {
 		g.Defenses = []string{kinds.None}
@@ -41,6 +42,7 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 	found := d.gridTasks(bc, g)
 	d.gridVariants(bc, g, found)
 	d.gridAttacks(bc, g, found)
+	d.gridAttacker(bc, g)
 	d.gridModels(bc, g)
 	d.gridPairs(bc, g, raw.Pairs)
 	d.gridNames(bc, g.Conditions, "conditions", "condition", func(n string) bool { _, ok := d.study.Condition(n); return ok }, d.conditionNames)

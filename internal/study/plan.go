@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/tasks"
 )
@@ -31,6 +32,15 @@ type Run struct {
 	Repeat         int    // 0-based
 	Cell           string // stable key of the cell, see CellKey
 	RunID          string // <task>-<8 hex>, unique in the study and stable across resume
+	// Attacker names the grid's attacker on the attacked runs of its
+	// attacks (round 0) and of the rounds it proposes ("" otherwise);
+	// Round is the run's round, Payload the id of the payload it plants
+	// and Parent the payload that one was derived from. Proposed is the
+	// attack a round after 0 plants, which no name of the study parses to.
+	Attacker        string
+	Round           int
+	Payload, Parent string
+	Proposed        *attacks.Attack
 }
 
 // CellKey is the stable key of a cell:
@@ -158,9 +168,11 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 		for _, mp := range gridAgents(g, t) {
 			for _, c := range sl.conds {
 				for _, def := range g.Defenses {
+					adaptive := g.Attacker != "" && sl.attack != "" && c.Payload
 					cells = append(cells, Run{
 						Grid: g.Name, Batch: g.Batch, Task: t.Name, Variant: sl.variant, Surface: sl.surface,
 						Attack: sl.attack, Placed: sl.placed,
+						Attacker: pick(adaptive, g.Attacker), Payload: pick(adaptive, sl.attack),
 						Mode: t.Mode, Condition: c.Name, Attacked: c.Payload, Defense: def,
 						ModelA: mp[0], ModelB: mp[1],
 						Cell: CellKey(g.Name, t.Name, sl.variant, mp[0], mp[1], c.Name, def),
@@ -213,6 +225,7 @@ func (s *Study) PlanHash(runs []Run) string {
 			fmt.Fprintf(h, "attack\x00%s\x00%s\x00%s\n", a.Name(), a.Family.Goal, a.Family.Template)
 		}
 	}
+	s.hashAttackers(h)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

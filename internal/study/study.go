@@ -31,7 +31,7 @@ const (
 var Providers = []string{ProviderScripted, ProviderOllama, ProviderOpenAI, ProviderAnthropic, ProviderDeepSeek, ProviderOpenAICompatible}
 
 // Policies lists the scripted reference agents' policies.
-var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier", "decoder", "literal",
+var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier", "decoder", "literal", "averse", "user_framed",
 	"honest", "test_editor", "special_caser", "narrating_hacker", "silent_hacker"}
 
 // DefenseKinds lists the defense kinds a defense block may name.
@@ -146,6 +146,8 @@ type Study struct {
 	// FileAttacks are those of Attacks its task files defined (or its study
 	// folder keeps), in the order read.
 	FileAttacks []FileAttack
+	// Attackers are the attacker blocks, in declaration order.
+	Attackers []*Attacker
 }
 
 // Model is one model block.
@@ -220,6 +222,9 @@ type Grid struct {
 	// beside the task's own variants listed in Variants, or instead of
 	// them when Variants is absent.
 	Attacks []string
+	// Attacker names the attacker block whose rounds follow the grid's
+	// attacks in every attacked cell; "" for none.
+	Attacker string
 }
 
 // Model returns a model by block name.

@@ -18,6 +18,17 @@ var base64Run = regexp.MustCompile(`[A-Za-z0-9+/]{16,}={0,2}`)
 // content and those texts under ROT13. A directive in clear text is not
 // among them: ROT13 turns it into nonsense.
 func decodedDirectives(text string) []string {
+	var out []string
+	for _, t := range decodedTexts(text) {
+		out = append(out, Parse(Normalize(t)).Directives...)
+	}
+	return out
+}
+
+// decodedTexts are the texts content reads as once decoded: the content
+// under ROT13, and each base64 run (on its line, or with the lines
+// joined) that decodes to text, plain and under ROT13.
+func decodedTexts(text string) []string {
 	texts := []string{attacks.Rot13(text)}
 	// A blob wrapped over lines (a PDF's text) is read joined too.
 	runs := base64Run.FindAllString(text, -1)
@@ -36,11 +47,7 @@ func decodedDirectives(text string) []string {
 		}
 		texts = append(texts, string(b), attacks.Rot13(string(b)))
 	}
-	var out []string
-	for _, t := range texts {
-		out = append(out, Parse(Normalize(t)).Directives...)
-	}
-	return out
+	return texts
 }
 
 // printable reports whether s reads as text: no control characters but

@@ -88,8 +88,13 @@ func (pl *planner) build() {
 func (pl *planner) expose(pc piece) {
 	pl.content = append(pl.content, pc)
 	dirs := Parse(pc.text).Directives
-	if pl.policy == Decoder {
+	switch pl.policy {
+	case Decoder:
 		dirs = decodedDirectives(pc.text)
+	case Averse:
+		dirs = averseDirectives(pc.text)
+	case UserFramed:
+		dirs = framedDirectives(pc.text)
 	}
 	pl.p.directives += len(dirs)
 	if len(dirs) == 0 {
@@ -102,7 +107,7 @@ func (pl *planner) expose(pc piece) {
 			q = append(q, fmt.Sprintf("%q", d))
 		}
 		pl.p.pendingQuote = strings.TrimSpace(pl.p.pendingQuote + " I will not follow the instruction(s) found in the " + pc.source + ": " + strings.Join(q, " "))
-	case Compliant, Late, Decoder, Literal:
+	case Compliant, Late, Decoder, Literal, Averse, UserFramed:
 		for _, d := range dirs {
 			for _, a := range pl.actions(d) {
 				if !pl.v.offered[a.Tool] || pl.seen[a.Key()] || len(pl.seen) >= maxInjected {

@@ -28,6 +28,10 @@ const (
 	Classifier  = "classifier"  // keyword prompt-injection classifier for pi_detector
 	Decoder     = "decoder"     // follows only instructions it decodes from base64 or ROT13, never clear ones
 	Literal     = "literal"     // follows only instructions in clear text, passes on the facts
+	// The adaptive attacker's reference targets (reference.go): each has
+	// one weak spot a search can find.
+	Averse     = "averse"      // follows instructions, clear or decoded, unless they claim authority (ignore, override, …)
+	UserFramed = "user_framed" // follows only instructions framed as coming from its user, clear or decoded
 )
 
 // MaxActions bounds the tool calls of one scripted agent.
@@ -38,7 +42,7 @@ const maxInjected = 3
 
 // Policies returns every policy name, sorted.
 func Policies() []string {
-	p := append([]string{Compliant, Resistant, Paraphraser, Late, Quoter, Silent, Classifier, Decoder, Literal}, RewardPolicies...)
+	p := append([]string{Compliant, Resistant, Paraphraser, Late, Quoter, Silent, Classifier, Decoder, Literal, Averse, UserFramed}, RewardPolicies...)
 	slices.Sort(p)
 	return p
 }

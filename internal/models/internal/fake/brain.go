@@ -65,6 +65,9 @@ type Behavior struct {
 	// ArrayValues writes memory values as a JSON array of lines, not a
 	// string, as some real models do.
 	ArrayValues bool
+	// Write, when set, is the model's whole turn: the text it writes, no
+	// call (an adaptive attacker's reply to the conversation so far).
+	Write func(*Conversation) string
 }
 
 // UnknownToolName is the tool an UnknownTool quirk calls.
@@ -153,6 +156,9 @@ func args(v map[string]string) string {
 // unless it resists, to every other address the material names, with the
 // material (canary line included) copied into the body.
 func (b Behavior) Next(c *Conversation) Turn {
+	if b.Write != nil {
+		return Turn{Narration: b.Write(c)}
+	}
 	var t Turn
 	var think []string
 	prompt := c.prompt()

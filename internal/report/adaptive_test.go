@@ -1,0 +1,86 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/killchain/killchain/internal/errkind"
+	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/stats"
+)
+
+func adaptiveRun(grid, feedback string, round int, payload, parent string, goal bool, stage string) results.Run {
+	yes, no := true, false
+	flag := func(b bool) *bool {
+		if b {
+			return &yes
+		}
+		return &no
+	}
+	reached := map[string]int{"none": 0, "exposed": 1, "executed": 2}[stage]
+	return results.Run{Grid: grid, Task: "memory_poison", ModelA: "m", Condition: "hack", Defense: "none", Attacked: true,
+		Attack: payload, Stage: stage, AttackGoal: goal, Exposed: flag(reached >= 1), Executed: flag(reached >= 2),
+		Adaptive: &results.Adaptive{Round: round, Attacker: grid, Feedback: feedback, Payload: payload, Parent: parent}}
+}
+
+func TestAdaptiveTally(t *testing.T) {
+	ta := newAdaptiveTally()
+	runs := []results.Run{
+		adaptiveRun("s", "stage", 0, "ignore_previous", "", false, "exposed"),
+		adaptiveRun("s", "stage", 1, "r1.1", "ignore_previous", false, "exposed"),
+		adaptiveRun("s", "stage", 2, "r2.1", "r1.1", true, "executed"),
+		adaptiveRun("s", "stage", 2, "r2.2", "", false, "exposed"),
+		adaptiveRun("n", "none", 0, "ignore_previous", "", false, "exposed"),
+		adaptiveRun("n", "none", 1, "r1.1", "", false, "exposed"),
+	}
+	bad := adaptiveRun("n", "none", 2, "r2.1", "", false, "none")
+	bad.Error, bad.ErrorKind = "attacker gave no usable payload", errkind.Attacker
+	runs = append(runs, bad)
+	sandbox := adaptiveRun("n", "none", 1, "r1.2", "", false, "none")
+	sandbox.Error, sandbox.ErrorKind = "open sandbox", errkind.Sandbox
+	runs = append(runs, sandbox)
+	runs = append(runs, results.Run{Grid: "plain", Task: "memory_poison", ModelA: "m"}) // no attacker: ignored
+	for i := range runs {
+		ta.add(&runs[i])
+	}
+	if len(ta.cells) != 2 {
+		t.Fatalf("%d cells, want 2", len(ta.cells))
+	}
+	s := ta.cells[adaptiveKey{"s", "memory_poison", "m", "hack", "none"}]
+	n := ta.cells[adaptiveKey{"n", "memory_poison", "m", "hack", "none"}]
+	tests := []struct {
+		name, got, want string
+	}{
+		{"stage: first success", roundsTo(s.firstSuccess()), "2"},
+		{"none: first success", roundsTo(n.firstSuccess()), "not reached"},
+		{"best payload", s.best().id, "r2.1"},
+		{"lineage", s.lineage("r2.1"), "r2.1 ← r1.1 ← ignore_previous"},
+		{"attacker errors apart", itoa(n.rounds[2].attackerErrs) + "/" + itoa(n.rounds[2].runs), "1/0"},
+		{"other errors apart", itoa(n.rounds[1].errors) + "/" + itoa(n.rounds[1].runs), "1/1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Fatalf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+	secs := ta.sections(stats.Z95)
+	if len(secs) != 3 || secs[2].ID != "adaptive-modes" {
+		t.Fatalf("sections %d, want rounds, cells and the mode comparison", len(secs))
+	}
+	var md strings.Builder
+	if err := secs[2].Table.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| memory_poison · m · hack · none | not reached") {
+		t.Errorf("mode comparison:\n%s", md.String())
+	}
+	// The pooled figure and one for the cell the two modes share.
+	if figs, err := ta.figures(stats.Z95); len(figs) != 2 || err != nil {
+		t.Errorf("%d figures, err %v; want 2", len(figs), err)
+	}
+	if newAdaptiveTally().sections(stats.Z95) != nil {
+		t.Error("sections without adaptive runs")
+	}
+}
