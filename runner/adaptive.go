@@ -161,7 +161,7 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 	}
 	runs := c.runs0
 	var hist []attacker.Round
-	spent, paid := 0, 0.0
+	spent, paid, lastCost := 0, 0.0, 0.0
 	for round := 0; round <= c.atk.Rounds; round++ {
 		if round > 0 {
 			ar, ok := st.logged[c.key][round]
@@ -183,13 +183,20 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 					st.count(func(s *Summary) { s.Stopped++ })
 					return st.append(r.opts.Output, ar)
 				}
+				// The attacker's calls are booked like a run's, at what the
+				// cell's last round cost, so the study's limit stops them too.
+				est, ok := st.money.budget.Reserve(func() float64 { return lastCost }, func() bool { return ctx.Err() != nil })
+				if !ok {
+					return nil // the cost limit, or interrupted: --resume goes on
+				}
 				p, perr := prop.Propose(ctx, attacker.Turn{Round: round, Payloads: c.atk.Payloads, Mode: mode, Goal: goal, Surface: surface, History: hist})
+				ar = roundRecord(c, run0.Grid, round, p)
+				ar.Cost = r.attackerCost(c.atk.Model, ar)
+				st.money.budget.Settle(est, ar.Cost)
+				lastCost = ar.Cost
 				if ctx.Err() != nil {
 					return nil // interrupted: the round is proposed again on resume
 				}
-				ar = roundRecord(c, run0.Grid, round, p)
-				ar.Cost = r.attackerCost(c.atk.Model, ar)
-				st.money.budget.Settle(0, ar.Cost)
 				if perr != nil {
 					ar.Error = perr.Error()
 				} else if len(p.Payloads) < c.atk.Payloads {

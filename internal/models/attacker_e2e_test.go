@@ -2,6 +2,8 @@ package models
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"text/template"
@@ -13,6 +15,7 @@ import (
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/runner"
+	"github.com/killchain/killchain/sandbox/local"
 )
 
 // writerPayloads is what a cooperative attacker model writes: one payload
@@ -153,5 +156,103 @@ func TestAttackerGarbageAndRefusal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAttackerPriced: a priced attacker model's own calls are priced into
+// attacker.jsonl, its max_cost stops each cell cleanly before the next
+// round, and the study's cost limit counts what the attacker spent.
+func TestAttackerPriced(t *testing.T) {
+	setKeys(t)
+	c := e2eCases()[len(e2eCases())-1] // openai_compatible
+	priced := func(src []byte, attackerAttrs string) []byte {
+		src = bytes.Replace(src, []byte(`model "writer" {`), []byte("model \"writer\" {\n  price {\n    input  = 1000\n    output = 1000\n  }"), 1)
+		return bytes.Replace(src, []byte(`attacker "llm" {`), []byte("attacker \"llm\" {\n  "+attackerAttrs), 1)
+	}
+	srv := fake.NewProvider(t, c.kind, fake.Options{Models: []string{c.model},
+		Default: fake.Behavior{Write: func(*fake.Conversation) string { return writerPayloads }}})
+
+	t.Run("max_cost stops each cell after one round", func(t *testing.T) {
+		dir := t.TempDir()
+		var sl sleeps
+		// One round's asks cost well above a hundredth of a dollar at
+		// $1000 per million tokens; the cap is reached after round 1.
+		sum := runStudy(t, priced(renderAdaptive(t, c, srv.URL), "max_cost = 0.001"), dir, false, adaptiveFactory(&sl))
+		if sum.Stopped != 3 {
+			t.Errorf("%d cells stopped, want 3", sum.Stopped)
+		}
+		total := 0.0
+		for _, ar := range readAttackerRounds(t, dir) {
+			switch {
+			case ar.Round == 1 && (ar.Cost <= 0.001 || ar.Stopped != ""):
+				t.Errorf("%s round 1: cost %v stopped %q, want a priced round", ar.Loop, ar.Cost, ar.Stopped)
+			case ar.Round == 2 && ar.Stopped != "cost":
+				t.Errorf("%s round 2: stopped %q, want cost", ar.Loop, ar.Stopped)
+			}
+			in, out := 0, 0
+			for _, a := range ar.Asks {
+				in, out = in+a.InputTokens, out+a.OutputTokens
+			}
+			if want := float64(in+out) * 1000 / 1e6; !near(ar.Cost, want) {
+				t.Errorf("%s round %d: cost %v, want %v", ar.Loop, ar.Round, ar.Cost, want)
+			}
+			total += ar.Cost
+		}
+		if !near(sum.Spent, total) {
+			t.Errorf("study spent %v, the attacker's rounds %v (targets are scripted)", sum.Spent, total)
+		}
+	})
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// TestAttackerCostLimit: the study's cost limit counts the attacker's own
+// calls; when it is reached no new round is proposed, the study ends with
+// runner.ErrCostLimit, and --resume with a higher limit finishes it.
+func TestAttackerCostLimit(t *testing.T) {
+	setKeys(t)
+	c := e2eCases()[len(e2eCases())-1] // openai_compatible
+	srv := fake.NewProvider(t, c.kind, fake.Options{Models: []string{c.model},
+		Default: fake.Behavior{Write: func(*fake.Conversation) string { return writerPayloads }}})
+	src := renderAdaptive(t, c, srv.URL)
+	src = bytes.Replace(src, []byte(`model "writer" {`), []byte("model \"writer\" {\n  price {\n    input  = 1000\n    output = 1000\n  }"), 1)
+	dir := t.TempDir()
+	var sl sleeps
+	run := func(limit float64, resume bool) (runner.Summary, error) {
+		s, diags := study.Parse("study.hcl", src)
+		if diags.HasErrors() {
+			t.Fatalf("study: %v", diags)
+		}
+		r, err := runner.New(s, runner.Options{Output: dir, Resume: resume, CostLimit: limit, Backend: &local.Backend{Root: t.TempDir()}, Models: adaptiveFactory(&sl)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Run(context.Background())
+	}
+	// One round of one cell costs more than this limit.
+	sum, err := run(0.0005, false)
+	if !errors.Is(err, runner.ErrCostLimit) {
+		t.Fatalf("err = %v, want the cost limit", err)
+	}
+	rounds := readAttackerRounds(t, dir)
+	if len(rounds) == 0 || len(rounds) >= 6 {
+		t.Fatalf("%d attacker rounds under the limit, want some but not all 6", len(rounds))
+	}
+	spent := 0.0
+	for _, ar := range rounds {
+		spent += ar.Cost
+	}
+	if !near(sum.Spent, spent) {
+		t.Errorf("spent %v, attacker rounds %v", sum.Spent, spent)
+	}
+	sum, err = run(1000, true)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if got := len(readAttackerRounds(t, dir)); got != 6 {
+		t.Errorf("%d attacker rounds after resume, want 6", got)
+	}
+	if n := len(readLines(t, dir)); n != 15 {
+		t.Errorf("%d runs after resume, want 15", n)
 	}
 }
