@@ -134,6 +134,9 @@ func runMetadata(r *results.Run) map[string]any {
 	if r.RateLimited > 0 {
 		m["rate_limited"] = r.RateLimited
 	}
+	if a := r.Adaptive; a != nil {
+		m["round"], m["attacker"], m["feedback"], m["payload"], m["parent"] = a.Round, a.Attacker, a.Feedback, a.Payload, a.Parent
+	}
 	if r.TokensEstimated {
 		m["tokens_estimated"] = true
 	}

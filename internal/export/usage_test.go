@@ -81,3 +81,18 @@ func deref(p *int) int {
 	}
 	return *p
 }
+
+// TestSampleAdaptive: an adaptive run's round, attacker, feedback mode and
+// lineage are in the sample's metadata, for a reader to filter by.
+func TestSampleAdaptive(t *testing.T) {
+	r := results.Run{RunID: "r1", ModelA: "gpt", Adaptive: &results.Adaptive{Round: 2, Attacker: "llm", Feedback: "stage", Payload: "r2.1", Parent: "r1.2"}}
+	m := sample(&r, nil, func(s string) string { return s }).Metadata
+	for k, want := range map[string]any{"round": 2, "attacker": "llm", "feedback": "stage", "payload": "r2.1", "parent": "r1.2"} {
+		if m[k] != want {
+			t.Errorf("metadata %s = %v, want %v", k, m[k], want)
+		}
+	}
+	if _, ok := sample(&results.Run{RunID: "r2"}, nil, func(s string) string { return s }).Metadata["round"]; ok {
+		t.Error("a run without an attacker has a round in its metadata")
+	}
+}
