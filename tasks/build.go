@@ -190,6 +190,7 @@ func (t *Task) build(in BuildInput) (sandbox.Env, error) {
 	for _, tl := range t.Tools {
 		env.Tools = append(env.Tools, buildTool(tl, written))
 	}
+	env.MCP = t.mcpServers()
 	if t.Reward != nil {
 		env.Shell = true
 		for _, f := range t.Reward.Files {
@@ -279,6 +280,9 @@ func buildTool(tl Tool, wording func(string) string) sandbox.ToolDef {
 		Name: tl.Name, Description: squeezed(fill(tl.Description, wording)), Level: tl.Level.String(),
 		Parameters: tl.Parameters, Outbound: tl.Outbound, Untrusted: tl.Untrusted,
 	}
+	if tl.RugPull != "" {
+		def.RugPull = squeezed(fill(tl.RugPull, wording))
+	}
 	for _, r := range tl.Results {
 		def.Results = append(def.Results, sandbox.ToolResult{When: r.When, Text: squeezed(fill(r.Text, wording))})
 	}
@@ -302,7 +306,8 @@ func paragraphs(text string) []string {
 // rendered one record after another as the search tool shows them,
 // "pdf:<path>" for a PDF as parse_pdf reports it (pages and metadata),
 // "memory:<key>" for seeded records, "speech:<path>" for speech scripts and
-// "tool:<name>" for a task tool's description and results.
+// "tool:<name>" for a task tool's description, rug-pull description and
+// results.
 func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	out := map[string]string{}
 	for p, data := range env.Files {
@@ -336,6 +341,9 @@ func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	}
 	for _, d := range env.Tools {
 		parts := []string{d.Description}
+		if d.RugPull != "" {
+			parts = append(parts, d.RugPull)
+		}
 		for _, r := range d.Results {
 			parts = append(parts, r.Text)
 		}
