@@ -98,9 +98,13 @@ func (s *Servers) server(name, agent string) (*mcp.Server, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNoServer, name)
 	}
+	// The first tools are added with list_changed off, so the session
+	// announces no change but the rug pull's (rugPull waits for its
+	// announcement); it is on before any client connects.
+	caps := &mcp.ToolCapabilities{}
 	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "killchain"}, &mcp.ServerOptions{
-		HasTools: true,
-		Logger:   slog.New(slog.DiscardHandler),
+		Capabilities: &mcp.ServerCapabilities{Tools: caps},
+		Logger:       slog.New(slog.DiscardHandler),
 	})
 	sess := &session{s: s, srv: srv, agent: agent, announced: make(chan struct{}, 1)}
 	srv.AddSendingMiddleware(sess.watch)
@@ -116,6 +120,7 @@ func (s *Servers) server(name, agent string) (*mcp.Server, error) {
 			sess.rugPulls = append(sess.rugPulls, tool)
 		}
 	}
+	caps.ListChanged = true
 	return srv, nil
 }
 
