@@ -36,8 +36,11 @@ func NewSpotlight(datamark bool) *Spotlight { return &Spotlight{datamark: datama
 // Name implements agent.Defense.
 func (s *Spotlight) Name() string { return kinds.Spotlighting }
 
-// Channel implements agent.Defense.
+// Channel implements agent.Defense: its first channel, untrusted results.
 func (s *Spotlight) Channel() string { return kinds.ToolResult }
+
+// Channels lists every channel it inspects (kinds.Channels).
+func (s *Spotlight) Channels() []string { return kinds.Channels(kinds.Spotlighting) }
 
 // AddSystem adds the instruction to treat wrapped text as data.
 func (s *Spotlight) AddSystem(system string) string {
