@@ -157,3 +157,28 @@ func handRolled(c net.Conn, tools string) {
 		}
 	}
 }
+
+// FuzzCheckSchema reads any listed input schema: an accepted one is a JSON
+// object schema of type "object", whose properties are objects.
+func FuzzCheckSchema(f *testing.F) {
+	for _, s := range []string{`{"type":"object"}`, `{"type":"string"}`, `{"type":"object","properties":{"a":1}}`, `[]`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		out, err := checkSchema(v)
+		if err != nil {
+			return
+		}
+		var back struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if json.Unmarshal(out, &back) != nil || back.Type != "object" {
+			t.Fatalf("accepted %s", out)
+		}
+	})
+}

@@ -29,6 +29,8 @@ import (
 // changed description reach the model.
 func TestMCPListingProperty(t *testing.T) { rapid.Check(t, checkMCPRun) }
 
+func FuzzMCPListing(f *testing.F) { f.Fuzz(rapid.MakeFuzz(checkMCPRun)) }
+
 type boxDialer struct{ s *mcpbox.Servers }
 
 func (d boxDialer) MCP(ctx context.Context, server, agentName string) (io.ReadWriteCloser, error) {
