@@ -92,7 +92,8 @@ func (pl *planner) descriptions(mcp bool) {
 		if (s.Server != "") != mcp {
 			continue
 		}
-		if text := Normalize(s.Description); isTask(s) && len(Parse(text).Directives) > 0 {
+		text := Normalize(s.Description)
+		if isTask(s) && (len(Parse(text).Directives) > 0 || len(decodedDirectives(text)) > 0) {
 			pl.expose(piece{text: text, source: "description of " + s.Name})
 		}
 	}
