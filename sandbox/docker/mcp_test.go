@@ -46,3 +46,5 @@ func TestMCP(t *testing.T) {
 		}
 	})
 }
+
+var _ sandbox.MCPDialer = (*Sandbox)(nil)
