@@ -103,7 +103,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			return res, err
 		}
 		var err error
-		if specs, err = c.refresh(ctx, *c.Step); err != nil {
+		if specs, err = c.refresh(ctx, *c.Step, &res); err != nil {
 			return res, err
 		}
 	} else {
@@ -126,7 +126,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		res.Steps++
 		if c.mcp != nil {
 			var err error
-			if specs, err = c.refresh(ctx, step); err != nil {
+			if specs, err = c.refresh(ctx, step, &res); err != nil {
 				return res, err
 			}
 		}

@@ -43,6 +43,15 @@ type ListingFilter interface {
 	Withhold(server string, pinned *tools.Spec, now tools.Spec) (bool, string)
 }
 
+// ListingChecker judges each tool an untrusted MCP server lists before
+// the model is handed it (a classifier of descriptions); a blocked tool is
+// withheld from the listing (the agent keeps the tool's last version that
+// passed, if one did). A verdict with Failed set also withholds it,
+// recorded as a classifier error.
+type ListingChecker interface {
+	CheckListing(ctx context.Context, server string, spec tools.Spec) (Verdict, error)
+}
+
 // DescriptionWrapper rewrites the description of an untrusted server's
 // tool before the model reads it.
 type DescriptionWrapper interface {
@@ -59,7 +68,9 @@ type mcpSession struct {
 	changed atomic.Bool // a list_changed notification came in, in stream order
 	pinned  map[string]tools.Spec
 	hashes  map[string]string
-	shown   []tools.Spec // the listing as the model was last handed it
+	shown   []tools.Spec          // the listing as the model was last handed it
+	checked map[string]Verdict    // listing checks by defense and tool hash
+	passed  map[string]tools.Spec // each tool's last version the checks passed
 }
 
 // mcpTools are an agent's MCP sessions and the listing it is shown.
@@ -113,7 +124,7 @@ func (c *Config) mcpErr(server, what string, err error) error {
 // session the first time), passes each listing through the defenses, and
 // delivers what changed to the model: a transcript entry and a tool_listing
 // observation per server. It returns the specs the model is handed.
-func (c *Config) refresh(ctx context.Context, step int) ([]tools.Spec, error) {
+func (c *Config) refresh(ctx context.Context, step int, res *Result) ([]tools.Spec, error) {
 	pos := tracker.PosLabel(c.Pos)
 	owner := map[string]*mcpSession{}
 	var all []tools.Spec
@@ -123,7 +134,10 @@ func (c *Config) refresh(ctx context.Context, step int) ([]tools.Spec, error) {
 			if err != nil {
 				return nil, err
 			}
-			shown := c.filter(s, specs, step)
+			shown, err := c.filter(ctx, s, specs, step, res)
+			if err != nil {
+				return nil, err
+			}
 			if s.pinned == nil || !sameSpecs(shown, s.shown) {
 				text := ListingText(shown)
 				raw, _ := json.Marshal(shown)
@@ -179,7 +193,7 @@ func (c *Config) list(ctx context.Context, s *mcpSession) ([]tools.Spec, error) 
 // filter passes a listing through the listing defenses: a tool pinned at
 // the first listing and changed since, or new since, may be withheld (its
 // pinned spec, if any, is shown instead), each withholding recorded.
-func (c *Config) filter(s *mcpSession, specs []tools.Spec, step int) []tools.Spec {
+func (c *Config) filter(ctx context.Context, s *mcpSession, specs []tools.Spec, step int, res *Result) ([]tools.Spec, error) {
 	pos := tracker.PosLabel(c.Pos)
 	shown := make([]tools.Spec, 0, len(specs))
 	for _, sp := range specs {
@@ -209,6 +223,24 @@ func (c *Config) filter(s *mcpSession, specs []tools.Spec, step int) []tools.Spe
 		if keep.Name == "" {
 			continue
 		}
+		if !s.server.Trusted {
+			ok, err := c.checkListed(ctx, s, keep, step, res)
+			if err != nil {
+				return nil, err
+			}
+			prev, had := s.passed[keep.Name]
+			switch {
+			case ok:
+				if s.passed == nil {
+					s.passed = map[string]tools.Spec{}
+				}
+				s.passed[keep.Name] = keep
+			case had:
+				keep = prev // the agent keeps the version that passed
+			default:
+				continue
+			}
+		}
 		if keep.Untrusted && !s.server.Trusted {
 			for _, d := range c.Defenses {
 				if w, ok := d.(DescriptionWrapper); ok {
@@ -218,7 +250,50 @@ func (c *Config) filter(s *mcpSession, specs []tools.Spec, step int) []tools.Spe
 		}
 		shown = append(shown, keep)
 	}
-	return shown
+	return shown, nil
+}
+
+// checkListed passes one tool of an untrusted server through the listing
+// checkers (each tool version once per session) and reports whether it
+// may be shown; a withheld one is recorded. A checker's error is a defense
+// error: the run is an error, never an outcome.
+func (c *Config) checkListed(ctx context.Context, s *mcpSession, sp tools.Spec, step int, res *Result) (bool, error) {
+	pos := tracker.PosLabel(c.Pos)
+	for _, d := range c.Defenses {
+		chk, ok := d.(ListingChecker)
+		if !ok {
+			continue
+		}
+		key := d.Name() + "\x00" + specHash(sp)
+		v, done := s.checked[key]
+		if !done {
+			var err error
+			v, err = chk.CheckListing(ctx, s.server.Name, sp)
+			res.Usage.Add(v.Usage)
+			if err != nil {
+				return false, &RunError{Kind: errkind.Defense, Err: fmt.Errorf("%s: %w", d.Name(), err)}
+			}
+			if s.checked == nil {
+				s.checked = map[string]Verdict{}
+			}
+			s.checked[key] = v
+		}
+		if !v.Block && !v.Failed {
+			continue
+		}
+		text := ListingText([]tools.Spec{sp})
+		o := tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: tracker.ToolListing, Text: text}
+		if v.Failed && !done {
+			res.ClassifierErrors++
+			c.Tracker.ClassifierError(o, d.Name()+": "+v.Reason)
+		}
+		if !done {
+			c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindDefense, Tool: sp.Name, Defense: d.Name(), Text: "withheld: " + v.Reason + "\n" + text})
+			c.Tracker.Withheld(o, d.Name()+": "+v.Reason)
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 // callMCP runs a tool call over the session of the server that lists the

@@ -73,6 +73,10 @@ func checkMCPRun(t *rapid.T) {
 	if rapid.Bool().Draw(t, "spotlight") {
 		defs2 = append(defs2, defense.NewSpotlight(false))
 	}
+	detector := rapid.Bool().Draw(t, "detector")
+	if detector {
+		defs2 = append(defs2, defense.NewDetector(flagNotes{}))
+	}
 	var replies []agent.Reply
 	for i := range rapid.IntRange(0, 5).Draw(t, "calls") {
 		name := rapid.SampledFrom([]string{"lookup_a", "lookup_b", tools.SendReport, "missing"}).Draw(t, fmt.Sprint("tool", i))
@@ -108,10 +112,27 @@ func checkMCPRun(t *rapid.T) {
 				t.Fatalf("tool_pinning let the changed description reach the model: %q", sp.Description)
 			}
 		}
+		for _, sp := range req.Tools {
+			if detector && !env.MCP[0].Trusted && sp.Server == "ext" && strings.Contains(sp.Description, "Note:") {
+				t.Fatalf("pi_detector let a flagged description reach the model: %q", sp.Description)
+			}
+		}
 		if canary.Contains(agent.ListingText(req.Tools), c) && !*s.Exposed {
 			t.Fatalf("the model was handed the canary in a listing, and the run is not Exposed")
 		}
 	}
+}
+
+// flagNotes is a classifier that flags every tool description and call
+// holding a "Note:" line (pi_detector reads an untrusted server's
+// listings only).
+type flagNotes struct{}
+
+func (flagNotes) Generate(_ context.Context, req agent.Request) (agent.Reply, error) {
+	if strings.Contains(req.Messages[0].Content, "Note:") {
+		return agent.Reply{Narration: "INJECTION: a note to the agent"}, nil
+	}
+	return agent.Reply{Narration: "SAFE"}, nil
 }
 
 // script replays fixed replies and keeps every request.

@@ -261,7 +261,7 @@ func TestBuild(t *testing.T) {
 				}
 				var hooked bool
 				switch d.(type) {
-				case agent.WriteFilter, agent.CallChecker, agent.ResultWrapper, agent.ListingFilter:
+				case agent.WriteFilter, agent.CallChecker, agent.ResultWrapper, agent.ListingFilter, agent.ListingChecker:
 					hooked = true
 				}
 				if !hooked {
@@ -272,6 +272,7 @@ func TestBuild(t *testing.T) {
 				t.Errorf("names = %q, want %q", names, tc.names)
 			}
 			slices.Sort(channels)
+			channels = slices.Compact(channels)
 			if !slices.Equal(channels, kinds.Channels(tc.kind)) {
 				t.Errorf("channels = %q, kinds.Channels(%s) = %q", channels, tc.kind, kinds.Channels(tc.kind))
 			}

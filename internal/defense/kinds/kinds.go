@@ -41,7 +41,8 @@ func Channels(kind string) []string {
 	case WriteFilter:
 		return []string{MemoryWrite}
 	case PIDetector:
-		return []string{ToolCall}
+		// Outgoing calls, and the tools an untrusted MCP server lists.
+		return []string{ToolCall, ToolListing}
 	case Spotlighting:
 		// Untrusted results, and the descriptions of an untrusted MCP
 		// server's tools in its listings.
