@@ -87,6 +87,9 @@ func (c *Config) connect(ctx context.Context) error {
 		s := &mcpSession{server: sv}
 		rwc, err := c.MCP.MCP(ctx, sv.Name, c.Agent)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return c.mcpErr(sv.Name, "open", err)
 		}
 		client := mcp.NewClient(&mcp.Implementation{Name: "killchain-agent", Version: c.Agent}, &mcp.ClientOptions{
@@ -98,6 +101,9 @@ func (c *Config) connect(ctx context.Context) error {
 		cs, err := client.Connect(ctx, watched{&mcp.IOTransport{Reader: rwc, Writer: rwc}, s}, nil)
 		if err != nil {
 			rwc.Close()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return c.mcpErr(sv.Name, "initialize", err)
 		}
 		s.cs = cs
