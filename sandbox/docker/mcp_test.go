@@ -2,11 +2,15 @@ package docker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/killchain/killchain/internal/sandboxtest"
 	"github.com/killchain/killchain/sandbox"
@@ -48,3 +52,48 @@ func TestMCP(t *testing.T) {
 }
 
 var _ sandbox.MCPDialer = (*Sandbox)(nil)
+
+// BenchmarkMCPCall times one read call's round trip in one container over
+// each protocol: the toolbox protocol's call op, and tools/call of an SDK
+// client whose messages travel as frames on the same attach stream.
+// go test -run '^$' -bench MCPCall ./sandbox/docker/
+func BenchmarkMCPCall(b *testing.B) {
+	cli := requireDockerB(b)
+	ctx := context.Background()
+	be, err := New(ctx, Options{Client: cli})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close(ctx)
+	env := sandboxtest.MCPEnv("mcp-bench")
+	env.Study = fmt.Sprintf("bench-mcp-%d", time.Now().UnixNano())
+	sb, err := be.Open(ctx, env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	args := json.RawMessage(`{"query":"budget"}`)
+	b.Run("toolbox", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := sb.Call(ctx, "agent", "search", args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("mcp", func(b *testing.B) {
+		rwc, err := sb.(sandbox.MCPDialer).MCP(ctx, "company", "agent")
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, &mcp.IOTransport{Reader: rwc, Writer: rwc}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		for b.Loop() {
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: args}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
