@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
@@ -42,6 +43,7 @@ type Config struct {
 	// a change (see mcp.go). Level still bounds what it may call.
 	Servers    []MCPServer
 	MCP        MCPDialer
+	MCPTimeout time.Duration // one MCP request's bound; DefaultMCPTimeout when 0
 	Sandbox    Caller
 	Tracker    *tracker.Tracker
 	Defenses   []Defense

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,6 +62,28 @@ type DescriptionWrapper interface {
 
 // listChanged is the notification a server sends when its tools change.
 const listChanged = "notifications/tools/list_changed"
+
+// DefaultMCPTimeout bounds one MCP request (a listing, a call) when the
+// Config sets no MCPTimeout: a server that does not answer makes the run a
+// sandbox error (reason timeout), as a toolbox that does not answer does.
+const DefaultMCPTimeout = 2 * time.Minute
+
+// mcpContext is ctx bounded by the agent's MCP timeout, and a function
+// that turns a request's error into the run's: a timeout says so.
+func (c *Config) mcpContext(ctx context.Context, server, what string) (context.Context, context.CancelFunc, func(error) error) {
+	timeout := cmp.Or(c.MCPTimeout, DefaultMCPTimeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	wrap := func(err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if cctx.Err() != nil {
+			return sandbox.Failf(sandbox.FaultTimeout, "mcp server %s: %s: no answer in %s", server, what, timeout)
+		}
+		return fmt.Errorf("mcp server %s: %s: %w", server, what, err)
+	}
+	return cctx, cancel, wrap
+}
 
 // mcpSession is the agent's session with one server.
 type mcpSession struct {
@@ -175,12 +199,14 @@ func (c *Config) refresh(ctx context.Context, step int, res *Result) ([]tools.Sp
 // know is admin-level), untrusted when its server is.
 func (c *Config) list(ctx context.Context, s *mcpSession) ([]tools.Spec, error) {
 	var out []tools.Spec
-	for t, err := range s.cs.Tools(ctx, nil) {
+	lctx, cancel, wrap := c.mcpContext(ctx, s.server.Name, "tools/list")
+	defer cancel()
+	for t, err := range s.cs.Tools(lctx, nil) {
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			if err = wrap(err); ctx.Err() != nil {
+				return nil, err
 			}
-			return nil, c.mcpErr(s.server.Name, "tools/list", err)
+			return nil, &RunError{Kind: errkind.Sandbox, Err: err}
 		}
 		params, err := checkSchema(t.InputSchema)
 		if err != nil {
@@ -310,12 +336,11 @@ func (c *Config) callMCP(ctx context.Context, tool string, args json.RawMessage)
 	if !ok {
 		return sandbox.Result{Error: fmt.Sprintf("unknown tool %q", tool)}, nil
 	}
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	cctx, cancel, wrap := c.mcpContext(ctx, s.server.Name, "tools/call "+tool)
+	defer cancel()
+	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		if ctx.Err() != nil {
-			return sandbox.Result{}, ctx.Err()
-		}
-		return sandbox.Result{}, fmt.Errorf("mcp server %s: tools/call %s: %w", s.server.Name, tool, err)
+		return sandbox.Result{}, wrap(err)
 	}
 	var text []string
 	for _, ct := range res.Content {

@@ -9,12 +9,14 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/sandbox"
 )
 
 // dialer opens each server's stream with serve, which runs the server's
@@ -73,6 +75,20 @@ func TestMCPMalformed(t *testing.T) {
 		}
 		if s := cfg.Tracker.Summary(); s.Stage != tracker.None {
 			t.Errorf("stage %s after a dead server", s.Stage)
+		}
+	})
+	t.Run("server_hangs", func(t *testing.T) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "ext"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "lookup", InputSchema: objSchema}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done() // answers nothing until the client gives up
+			return nil, ctx.Err()
+		})
+		cfg := mcpConfig(&seq{replies: []Reply{mcpCall("1", "lookup", `{}`)}}, dialer(sdkServer(srv)))
+		cfg.MCPTimeout = 200 * time.Millisecond
+		_, err := Run(t.Context(), cfg)
+		var re *RunError
+		if !errors.As(err, &re) || re.Kind != errkind.Sandbox || sandbox.FaultOf(err) != sandbox.FaultTimeout {
+			t.Fatalf("err = %v, want a sandbox timeout", err)
 		}
 	})
 	t.Run("invalid_schema", func(t *testing.T) {
