@@ -109,6 +109,11 @@ func (t *Task) texts() []text {
 			out = append(out, text{result, `tool "` + tl.Name + `" result ` + strconv.Itoa(i+1), tl.Name, r.Text})
 		}
 		out = append(out, text{desc, `tool "` + tl.Name + `" description`, tl.Name, tl.Description})
+		if _, mcp := t.ServerOf(tl.Name); mcp {
+			// A parameter's description reaches the model in the listing's
+			// input schema (an MCP agent's tracker sees the schema).
+			out = append(out, text{desc, `tool "` + tl.Name + `" parameters`, tl.Name, string(tl.Parameters)})
+		}
 		if tl.RugPull != "" {
 			out = append(out, text{SurfaceRugPull, `tool "` + tl.Name + `" rug_pull`, tl.Name, tl.RugPull})
 		}

@@ -1,7 +1,10 @@
 package scripted
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,11 +95,35 @@ func (pl *planner) descriptions(mcp bool) {
 		if (s.Server != "") != mcp {
 			continue
 		}
-		text := Normalize(s.Description)
-		if isTask(s) && (len(Parse(text).Directives) > 0 || len(decodedDirectives(text)) > 0) {
-			pl.expose(piece{text: text, source: "description of " + s.Name})
+		if !isTask(s) {
+			continue
+		}
+		for _, text := range []string{Normalize(s.Description), Normalize(paramDescriptions(s.Parameters))} {
+			if len(Parse(text).Directives) > 0 || len(decodedDirectives(text)) > 0 {
+				pl.expose(piece{text: text, source: "description of " + s.Name})
+			}
 		}
 	}
+}
+
+// paramDescriptions are the descriptions of a tool's parameters, one a
+// line, in name order: a model reads them with the tool.
+func paramDescriptions(schema json.RawMessage) string {
+	var sc struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &sc) != nil {
+		return ""
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(sc.Properties)) {
+		if d := strings.TrimSpace(sc.Properties[name].Description); d != "" {
+			out = append(out, d)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // expose takes in new content and reacts to its directives as the policy does.
