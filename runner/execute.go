@@ -126,12 +126,14 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 			return fail(errkind.Internal, err)
 		}
 		tr.Agents = append(tr.Agents, results.AgentInfo{Position: tracker.PosLabel(pos), Role: role.Name, Model: name})
-		res[pos], err = agent.Run(ctx, agent.Config{
+		cfg := agent.Config{
 			Agent: role.Name, Pos: pos, Model: m, System: role.System, Prompt: prompt,
 			Condition: instructions, Level: role.Level, Tools: role.Tools, TaskTools: taskTools, PayloadTools: task.PayloadTools,
 			Sandbox: caller, Tracker: trk, Defenses: defs, Transcript: transcript,
 			MaxTurns: r.study.MaxTurns, Step: &step,
-		})
+		}
+		mcpWire(&cfg, task, role, sb)
+		res[pos], err = agent.Run(ctx, cfg)
 		tr.Entries = transcript.All()
 		r.account(&rec, pos, res[pos])
 		rec.Cost += r.usageCost(name, pr.Defense, res[pos])

@@ -27,6 +27,9 @@ type Env struct {
 	Speech []Speech `json:"speech,omitempty"`
 	// Tools are the task's own tools, as this run serves them (see ToolDef).
 	Tools []ToolDef `json:"tools,omitempty"`
+	// MCP lists the MCP servers the sandbox serves (see MCPServer); a run
+	// whose roles take their tools from MCP calls them through these.
+	MCP []MCPServer `json:"mcp,omitempty"`
 	// Shell marks a run whose tools include run_shell: the backend runs it
 	// where a POSIX shell exists (the Debian image in Docker).
 	Shell bool `json:"shell,omitempty"`

@@ -18,6 +18,10 @@ type ToolDef struct {
 	Outbound    bool            `json:"outbound,omitempty"`
 	Untrusted   bool            `json:"untrusted,omitempty"`
 	Results     []ToolResult    `json:"results,omitempty"`
+	// RugPull, when set, is the description an MCP server serves in place
+	// of Description once the agent has used the server (its first
+	// tools/call), announcing the change with notifications/tools/list_changed.
+	RugPull string `json:"rug_pull,omitempty"`
 }
 
 // ToolResult is one answer of a task-defined tool: Text, returned when every

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/killchain/killchain/internal/canary"
@@ -190,6 +192,7 @@ func (t *Task) build(in BuildInput) (sandbox.Env, error) {
 	for _, tl := range t.Tools {
 		env.Tools = append(env.Tools, buildTool(tl, written))
 	}
+	env.MCP = t.mcpServers()
 	if t.Reward != nil {
 		env.Shell = true
 		for _, f := range t.Reward.Files {
@@ -279,6 +282,10 @@ func buildTool(tl Tool, wording func(string) string) sandbox.ToolDef {
 		Name: tl.Name, Description: squeezed(fill(tl.Description, wording)), Level: tl.Level.String(),
 		Parameters: tl.Parameters, Outbound: tl.Outbound, Untrusted: tl.Untrusted,
 	}
+	if tl.RugPull != "" {
+		def.RugPull = squeezed(fill(tl.RugPull, wording))
+	}
+	def.Parameters = fillSchema(tl.Parameters, wording)
 	for _, r := range tl.Results {
 		def.Results = append(def.Results, sandbox.ToolResult{When: r.When, Text: squeezed(fill(r.Text, wording))})
 	}
@@ -302,7 +309,8 @@ func paragraphs(text string) []string {
 // rendered one record after another as the search tool shows them,
 // "pdf:<path>" for a PDF as parse_pdf reports it (pages and metadata),
 // "memory:<key>" for seeded records, "speech:<path>" for speech scripts and
-// "tool:<name>" for a task tool's description and results.
+// "tool:<name>" for a task tool's description, parameters, rug-pull
+// description and results.
 func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	out := map[string]string{}
 	for p, data := range env.Files {
@@ -335,7 +343,10 @@ func EnvTexts(env sandbox.Env) (map[string]string, error) {
 		out["speech:"+s.Path] = s.Text
 	}
 	for _, d := range env.Tools {
-		parts := []string{d.Description}
+		parts := []string{d.Description, schemaStrings(d.Parameters)}
+		if d.RugPull != "" {
+			parts = append(parts, d.RugPull)
+		}
 		for _, r := range d.Results {
 			parts = append(parts, r.Text)
 		}
@@ -356,4 +367,69 @@ func recordsJSON(recs []sandbox.DBRecord) ([]byte, error) {
 		return nil, fmt.Errorf("encode records: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// fillSchema places the payload in a tool's parameter schema: every
+// string of the JSON (a parameter's description) filled as text is. A
+// schema without placeholders is returned as it is.
+func fillSchema(schema json.RawMessage, wording func(string) string) json.RawMessage {
+	if !strings.Contains(string(schema), "{{PAYLOAD") {
+		return schema
+	}
+	var v any
+	if json.Unmarshal(schema, &v) != nil {
+		return schema
+	}
+	out, err := json.Marshal(fillStrings(v, wording))
+	if err != nil {
+		return schema
+	}
+	return out
+}
+
+func fillStrings(v any, wording func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		if !strings.Contains(x, "{{PAYLOAD") {
+			return x
+		}
+		return squeezed(fill(x, wording))
+	case []any:
+		for i := range x {
+			x[i] = fillStrings(x[i], wording)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = fillStrings(x[k], wording)
+		}
+	}
+	return v
+}
+
+// schemaStrings is every string of a parameter schema (the parameters'
+// descriptions among them), one after another: the schema as EnvTexts
+// shows it.
+func schemaStrings(schema json.RawMessage) string {
+	var v any
+	if json.Unmarshal(schema, &v) != nil {
+		return string(schema)
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+	return strings.Join(out, "\n")
 }

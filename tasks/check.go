@@ -24,6 +24,7 @@ var (
 func (d *decoder) check(t *Task) {
 	d.checkRoles(t)
 	d.checkTools(t)
+	d.checkMCP(t)
 	d.checkPlacements(t)
 	if t.Reward != nil {
 		d.checkWorkspace(t)

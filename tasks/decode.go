@@ -35,14 +35,17 @@ type rawTask struct {
 	ConditionPrompts map[string]string `hcl:"condition_prompts,optional"`
 	AttackGoalOnly   *bool             `hcl:"attack_goal_only,optional"`
 	Override         *bool             `hcl:"override,optional"`
+	ToolsFrom        *string           `hcl:"tools_from,optional"`
 	Body             hcl.Body          `hcl:",remain"`
 }
 
 type rawRole struct {
-	System string   `hcl:"system"`
-	Prompt string   `hcl:"prompt"`
-	Level  string   `hcl:"level"`
-	Tools  []string `hcl:"tools"`
+	System    string   `hcl:"system"`
+	Prompt    string   `hcl:"prompt"`
+	Level     string   `hcl:"level"`
+	Tools     []string `hcl:"tools"`
+	ToolsFrom *string  `hcl:"tools_from,optional"`
+	Servers   []string `hcl:"servers,optional"`
 }
 
 type rawVariant struct {
@@ -94,6 +97,8 @@ type rawTool struct {
 	Parameters  *string  `hcl:"parameters,optional"`
 	Outbound    *bool    `hcl:"outbound,optional"`
 	Untrusted   *bool    `hcl:"untrusted,optional"`
+	RugPull     *string  `hcl:"rug_pull,optional"`
+	Shadows     *string  `hcl:"shadows,optional"`
 	Body        hcl.Body `hcl:",remain"`
 }
 
@@ -133,7 +138,7 @@ type rawHeldOut struct {
 // Nested block types, each with its labels.
 var (
 	taskBlocks = map[string]int{"role": 1, "variant": 1, "goal": 0, "attack": 0, "page": 1, "note": 1, "record": 1,
-		"document": 1, "clip": 1, "tool": 1, "workspace": 0}
+		"document": 1, "clip": 1, "tool": 1, "workspace": 0, "server": 1}
 	toolBlocks      = map[string]int{"result": 0}
 	workspaceBlocks = map[string]int{"file": 1, "protect": 1, "held_out": 0}
 	heldOutBlocks   = map[string]int{"file": 1}
@@ -223,6 +228,7 @@ type decoder struct {
 	goal      *hcldiag.Block
 	attack    *hcldiag.Block
 	tools     []*hcldiag.Block
+	servers   []*hcldiag.Block
 	ws        *hcldiag.Block
 	items     map[string]*hcl.Range // "page <url>", "tool <name>" … → label range
 }

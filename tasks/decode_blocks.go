@@ -39,6 +39,7 @@ func (d *decoder) task(b *hcl.Block) *Task {
 		ConditionPrompts: trimMap(raw.ConditionPrompts),
 		AttackGoalOnly:   deref(raw.AttackGoalOnly, false),
 		Override:         deref(raw.Override, false),
+		ToolsFrom:        deref(raw.ToolsFrom, ""),
 	}
 	if bc.OK("mode") && !contains(Modes, string(t.Mode)) {
 		d.l.Errorf(bc.Rng("mode"), "Unknown mode", "%q is not a mode; use one of %s.", t.Mode, hcldiag.QuoteList(Modes))
@@ -97,6 +98,10 @@ func (d *decoder) task(b *hcl.Block) *Task {
 			if tl, ok := d.tool(nb); ok {
 				t.Tools = append(t.Tools, tl)
 			}
+		case "server":
+			if s, ok := d.server(nb); ok {
+				t.Servers = append(t.Servers, s)
+			}
 		}
 	}
 	if g := d.only(blocks, "goal"); g != nil {
@@ -151,7 +156,8 @@ func (d *decoder) role(b *hcl.Block) (Role, bool) {
 	var raw rawRole
 	bc := hcldiag.Decode(d.l, b, d.ctx, &raw)
 	d.roles = append(d.roles, bc)
-	r := Role{Name: bc.Name, System: trimmed(raw.System), Prompt: trimmed(raw.Prompt), Tools: raw.Tools}
+	r := Role{Name: bc.Name, System: trimmed(raw.System), Prompt: trimmed(raw.Prompt), Tools: raw.Tools,
+		ToolsFrom: deref(raw.ToolsFrom, ""), Servers: raw.Servers}
 	if !hcldiag.ValidName(r.Name) {
 		d.l.Errorf(bc.Label(), "Invalid role name", "The role name %q must be a plain name (letters, digits, '.', '_', '-').", r.Name)
 	}
@@ -184,7 +190,8 @@ func (d *decoder) tool(b *hcl.Block) (Tool, bool) {
 	var raw rawTool
 	bc := hcldiag.Decode(d.l, b, d.ctx, &raw)
 	d.tools = append(d.tools, bc)
-	tl := Tool{Name: bc.Name, Description: trimmed(raw.Description), Level: tools.Read, Outbound: deref(raw.Outbound, false)}
+	tl := Tool{Name: bc.Name, Description: trimmed(raw.Description), Level: tools.Read, Outbound: deref(raw.Outbound, false),
+		RugPull: trimmed(deref(raw.RugPull, "")), Shadows: deref(raw.Shadows, "")}
 	tl.Untrusted = deref(raw.Untrusted, !tl.Outbound)
 	if bc.OK("level") {
 		lv, err := tools.ParseLevel(*raw.Level)

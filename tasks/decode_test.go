@@ -95,13 +95,13 @@ func TestDecodeInvalid(t *testing.T) {
 }
 
 // TestBuiltinsDecodeClean decodes the embedded task files: no error and no
-// warning, and twelve tasks.
+// warning, and sixteen tasks (four of them MCP tasks).
 func TestBuiltinsDecodeClean(t *testing.T) {
 	ts, diags := tasks.LoadFS(os.DirFS("."), tasks.BuiltinDir)
 	if len(diags) > 0 {
 		t.Fatalf("diagnostics:\n%v", diags)
 	}
-	if len(ts) != 12 || len(tasks.Builtin().Names()) != 12 {
+	if len(ts) != 16 || len(tasks.Builtin().Names()) != 16 {
 		t.Fatalf("%d built-in tasks", len(ts))
 	}
 }

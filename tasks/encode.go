@@ -52,6 +52,7 @@ func encodeTask(b *hclwrite.Body, t *Task) {
 	}
 	list(b, "payload_tools", t.PayloadTools)
 	strMap(b, "condition_prompts", t.ConditionPrompts)
+	optStr(b, "tools_from", t.ToolsFrom)
 	for _, r := range t.Roles {
 		b.AppendNewline()
 		rb := b.AppendNewBlock("role", []string{r.Name}).Body()
@@ -59,6 +60,16 @@ func encodeTask(b *hclwrite.Body, t *Task) {
 		str(rb, "prompt", r.Prompt)
 		str(rb, "level", r.Level.String())
 		list(rb, "tools", r.Tools)
+		optStr(rb, "tools_from", r.ToolsFrom)
+		if len(r.Servers) > 0 {
+			list(rb, "servers", r.Servers)
+		}
+	}
+	for _, s := range t.Servers {
+		b.AppendNewline()
+		sb := b.AppendNewBlock("server", []string{s.Name}).Body()
+		sb.SetAttributeValue("tools", strList(s.Tools))
+		sb.SetAttributeValue("trusted", cty.BoolVal(s.Trusted))
 	}
 	for _, p := range t.Pages {
 		b.AppendNewline()
@@ -101,6 +112,8 @@ func encodeTask(b *hclwrite.Body, t *Task) {
 		}
 		tb.SetAttributeValue("outbound", cty.BoolVal(tl.Outbound))
 		tb.SetAttributeValue("untrusted", cty.BoolVal(tl.Untrusted))
+		optStr(tb, "rug_pull", tl.RugPull)
+		optStr(tb, "shadows", tl.Shadows)
 		for _, r := range tl.Results {
 			rb := tb.AppendNewBlock("result", nil).Body()
 			strMap(rb, "when", r.When)

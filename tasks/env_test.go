@@ -20,6 +20,10 @@ var canaryPlaces = map[string][]string{
 	"cross_modal_relay": {"pdf:docs/sedgemoor-survey.pdf"},
 	"audio_inject":      {"speech:audio/site-briefing.wav"},
 	"multi_surface":     {"file:" + pagePath("https://news.eastbrook-library.org/renovation-update"), "memory:renovation-notes"},
+	"mcp_tool_poison":   {"tool:convert_currency"},
+	"mcp_rug_pull":      {"tool:convert_currency"},
+	"mcp_shadowing":     {"tool:check_calendar"},
+	"mcp_relay":         {"tool:fetch_advisory"},
 }
 
 func build(t *testing.T, tk *Task, variant string, attacked bool) map[string]string {

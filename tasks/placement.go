@@ -35,7 +35,7 @@ const (
 
 // Surfaces lists every surface in order.
 var Surfaces = []string{SurfaceWebPage, SurfaceMemory, SurfaceToolResult, SurfacePDFVisible, SurfacePDFWhite,
-	SurfacePDFMetadata, SurfaceAudio, SurfaceToolDescription, SurfaceWorkspace}
+	SurfacePDFMetadata, SurfaceAudio, SurfaceToolDescription, SurfaceRugPull, SurfaceShadowing, SurfaceMCPResult, SurfaceWorkspace}
 
 // Placement is one place a payload can go: a placeholder in one text of
 // the environment.
@@ -98,10 +98,25 @@ func (t *Task) texts() []text {
 		out = append(out, text{SurfaceAudio, `clip "` + c.Path + `"`, "transcribe_audio", c.Script})
 	}
 	for _, tl := range t.Tools {
-		for i, r := range tl.Results {
-			out = append(out, text{SurfaceToolResult, `tool "` + tl.Name + `" result ` + strconv.Itoa(i+1), tl.Name, r.Text})
+		result, desc := SurfaceToolResult, SurfaceToolDescription
+		if _, mcp := t.ServerOf(tl.Name); mcp {
+			result = SurfaceMCPResult
+			if tl.Shadows != "" {
+				desc = SurfaceShadowing
+			}
 		}
-		out = append(out, text{SurfaceToolDescription, `tool "` + tl.Name + `" description`, tl.Name, tl.Description})
+		for i, r := range tl.Results {
+			out = append(out, text{result, `tool "` + tl.Name + `" result ` + strconv.Itoa(i+1), tl.Name, r.Text})
+		}
+		out = append(out, text{desc, `tool "` + tl.Name + `" description`, tl.Name, tl.Description})
+		if _, mcp := t.ServerOf(tl.Name); mcp {
+			// A parameter's description reaches the model in the listing's
+			// input schema (an MCP agent's tracker sees the schema).
+			out = append(out, text{desc, `tool "` + tl.Name + `" parameters`, tl.Name, string(tl.Parameters)})
+		}
+		if tl.RugPull != "" {
+			out = append(out, text{SurfaceRugPull, `tool "` + tl.Name + `" rug_pull`, tl.Name, tl.RugPull})
+		}
 	}
 	if t.Reward != nil {
 		for _, f := range t.Reward.Files {

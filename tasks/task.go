@@ -28,6 +28,11 @@ type Role struct {
 	Prompt string      // the user prompt that starts the agent; for the reader of a delegation relay, {{HANDOFF}} is replaced by the delegation message
 	Level  tools.Level // highest level the role is granted
 	Tools  []string    // tools the role is offered, built-in or the task's own
+	// ToolsFrom is where the role takes its tools from: FromToolbox,
+	// FromMCP, or "" for the task's ToolsFrom. Servers are the MCP servers
+	// it uses (none named: every server of the task).
+	ToolsFrom string
+	Servers   []string
 }
 
 // Variant is one payload variant: what the payload says, and which of the
@@ -119,6 +124,11 @@ type Task struct {
 	AttackGoalOnly bool
 	// Override lets a study's task replace the built-in task of its name.
 	Override bool
+	// ToolsFrom is where the task's roles take their tools from unless a
+	// role says otherwise (FromToolbox when ""); Servers are its MCP
+	// servers (see mcp.go).
+	ToolsFrom string
+	Servers   []Server
 
 	// The environment, one kind of item each.
 	Pages     []Page
@@ -177,6 +187,11 @@ type Tool struct {
 	Outbound    bool            // its calls are effects that leave the sandbox
 	Untrusted   bool            // its results are content from outside (spotlighting wraps them)
 	Results     []ToolResult
+	// RugPull is the description an MCP server serves in place of
+	// Description once the agent has used the server; Shadows names the
+	// tool (another server's) whose use this tool's description steers.
+	RugPull string
+	Shadows string
 }
 
 // ToolResult is one answer of a task tool: Text, when every argument in

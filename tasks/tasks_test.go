@@ -30,13 +30,15 @@ func directive(line string) bool { return DirectivePattern.MatchString(line) }
 func builtinGet(name string) (*Task, bool) { return Builtin().Get(name) }
 
 func TestRegistry(t *testing.T) {
-	want := []string{"audio_inject", "cross_modal_relay", "memory_poison", "multi_surface", "permission_esc", "propagation", "tool_poison"}
+	want := []string{"audio_inject", "cross_modal_relay", "mcp_relay", "mcp_rug_pull", "mcp_shadowing", "mcp_tool_poison",
+		"memory_poison", "multi_surface", "permission_esc", "propagation", "tool_poison"}
 	if got := injectionNames(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	modes := map[string]tracker.Mode{
 		"memory_poison": tracker.Single, "tool_poison": tracker.Single, "audio_inject": tracker.Single, "multi_surface": tracker.Single,
 		"propagation": tracker.MemoryRelay, "cross_modal_relay": tracker.MemoryRelay, "permission_esc": tracker.DelegationRelay,
+		"mcp_tool_poison": tracker.Single, "mcp_rug_pull": tracker.Single, "mcp_shadowing": tracker.Single, "mcp_relay": tracker.MemoryRelay,
 	}
 	for name, mode := range modes {
 		t.Run(name, func(t *testing.T) {
@@ -110,7 +112,7 @@ func TestRoles(t *testing.T) {
 					t.Error("system prompt holds an e-mail address")
 				}
 				for _, tool := range r.Tools {
-					spec, ok := tools.Lookup(tool)
+					spec, ok := tk.Spec(tool)
 					if !ok {
 						t.Fatalf("unknown tool %q", tool)
 					}

@@ -99,6 +99,12 @@ func readSource(t *testing.T, box *toolbox.Box, r Role) string {
 func TestToolboxExposure(t *testing.T) {
 	for _, name := range injectionNames() {
 		tk, _ := builtinGet(name)
+		if tk.MCP() {
+			// Its sources are task tools served over MCP: runner's
+			// TestMCPStudyLocal and TestMCPStudyDocker check what each
+			// agent is shown there.
+			continue
+		}
 		for _, v := range tk.Variants {
 			for _, attacked := range []bool{true, false} {
 				t.Run(fmt.Sprintf("%s/%s/attacked=%v", name, v.Name, attacked), func(t *testing.T) {

@@ -12,8 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/mcpbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/sandbox/wire"
 )
@@ -27,6 +29,8 @@ type config struct {
 type server struct {
 	cfg config
 	box *toolbox.Box
+	mcp mcpSessions
+	wmu sync.Mutex // held while a response line is written
 }
 
 // serve answers requests until stdin closes or ctx ends.
@@ -53,6 +57,15 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer) e
 func (s *server) loop(stdin io.Reader, stdout io.Writer) error {
 	in := bufio.NewReaderSize(stdin, 64<<10)
 	out := bufio.NewWriterSize(stdout, 64<<10)
+	write := func(line []byte) error {
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		if _, err := out.Write(line); err != nil {
+			return err
+		}
+		return out.Flush()
+	}
+	s.mcp.emit = func(resp wire.Response) error { return write(encode(resp)) }
 	for {
 		line, err := wire.ReadLine(in, wire.MaxRequest)
 		if errors.Is(err, io.EOF) {
@@ -67,15 +80,15 @@ func (s *server) loop(stdin io.Reader, stdout io.Writer) error {
 		if flood, ok := s.flood(line); ok {
 			// The test-only flood probe: a response line longer than the
 			// host accepts, written as a broken toolbox would.
-			if err := writeFlood(out, flood); err != nil {
+			s.wmu.Lock()
+			err := writeFlood(out, flood)
+			s.wmu.Unlock()
+			if err != nil {
 				return fmt.Errorf("write response: %w", err)
 			}
 			continue
 		}
-		if _, err := out.Write(encode(s.handle(line))); err != nil {
-			return fmt.Errorf("write response: %w", err)
-		}
-		if err := out.Flush(); err != nil {
+		if err := write(encode(s.handle(line))); err != nil {
 			return fmt.Errorf("write response: %w", err)
 		}
 	}
@@ -134,6 +147,8 @@ func (s *server) dispatch(req wire.Request) (any, error) {
 		return s.box.State()
 	case wire.OpFiles:
 		return s.box.Files(req.Path)
+	case wire.OpMCP:
+		return true, s.mcp.frame(req)
 	case wire.OpProbe:
 		if !s.cfg.allowProbe {
 			return nil, errors.New("probe is disabled")
@@ -165,6 +180,7 @@ func (s *server) prepare(req wire.Request) error {
 	if err := s.box.Prepare(env); err != nil {
 		return err
 	}
+	s.mcp.setServers(mcpbox.New(s.box, env))
 	for _, sp := range env.Speech {
 		if err := s.speak(sp.Text, sp.Path); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
@@ -36,12 +37,21 @@ type Config struct {
 	// name is looked up here before the built-in tools.
 	TaskTools    []tools.Spec
 	PayloadTools []string
-	Sandbox      Caller
-	Tracker      *tracker.Tracker
-	Defenses     []Defense
-	Transcript   *Transcript
-	MaxTurns     int
-	Step         *int // run-wide step counter shared by the run's agents
+	// Servers, when set, are the MCP servers the agent takes its tools
+	// from, through MCP: it lists their tools (the role's Tools aside),
+	// calls them with tools/call and lists again when a server announces
+	// a change (see mcp.go). Level still bounds what it may call.
+	Servers    []MCPServer
+	MCP        MCPDialer
+	MCPTimeout time.Duration // one MCP request's bound; DefaultMCPTimeout when 0
+	Sandbox    Caller
+	Tracker    *tracker.Tracker
+	Defenses   []Defense
+	Transcript *Transcript
+	MaxTurns   int
+	Step       *int // run-wide step counter shared by the run's agents
+
+	mcp *mcpTools // the agent's MCP sessions, while it runs
 }
 
 // Result is what one agent did.
@@ -85,16 +95,31 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	if c.Condition != "" {
 		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindCondition, Text: c.Condition})
 	}
-	specs := c.Offered()
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindSystem, Text: system})
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindPrompt, Text: c.Prompt})
 	c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.Prompt, Text: c.Prompt})
-	// What the agent is told about its tools is delivered to it like a
-	// tool result: a payload in a description is seen from the first turn.
-	offered := OfferedText(specs)
-	raw, _ := json.Marshal(specs)
-	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindTools, Text: offered, Raw: raw})
-	c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.ToolDescription, Text: offered})
+	var specs []tools.Spec
+	if len(c.Servers) > 0 {
+		if c.MCP == nil {
+			return res, &RunError{Kind: errkind.Sandbox, Err: fmt.Errorf("the %s role takes its tools from MCP, and this sandbox serves none", c.Agent)}
+		}
+		defer c.disconnect()
+		if err := c.connect(ctx); err != nil {
+			return res, err
+		}
+		var err error
+		if specs, err = c.refresh(ctx, *c.Step, &res); err != nil {
+			return res, err
+		}
+	} else {
+		// What the agent is told about its tools is delivered to it like a
+		// tool result: a payload in a description is seen from the first turn.
+		specs = c.Offered()
+		offered := OfferedText(specs)
+		raw, _ := json.Marshal(specs)
+		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindTools, Text: offered, Raw: raw})
+		c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.ToolDescription, Text: offered})
+	}
 	msgs := []Message{{Role: RoleUser, Content: c.Prompt}}
 
 	for turn := 0; turn < c.MaxTurns; turn++ {
@@ -104,6 +129,12 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		*c.Step++
 		step := *c.Step
 		res.Steps++
+		if c.mcp != nil {
+			var err error
+			if specs, err = c.refresh(ctx, step, &res); err != nil {
+				return res, err
+			}
+		}
 		reply, err := c.Model.Generate(ctx, Request{System: system, Messages: msgs, Tools: specs})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -176,14 +207,46 @@ func (c *Config) Offered() []tools.Spec {
 	return specs
 }
 
-// lookup returns a tool's spec: one of the task's own, else a built-in.
+// lookup returns a tool's spec as the agent is offered it: from its MCP
+// listing when it takes its tools from MCP, else one of the task's own,
+// else a built-in.
 func (c *Config) lookup(name string) (tools.Spec, bool) {
+	if c.mcp != nil {
+		if s, ok := c.mcp.owner[name]; ok {
+			for _, sp := range s.shown {
+				if sp.Name == name {
+					return sp, true
+				}
+			}
+		}
+		return tools.Spec{}, false
+	}
+	return c.known(name)
+}
+
+// known returns what the task says of a tool: one of its own, else a
+// built-in.
+func (c *Config) known(name string) (tools.Spec, bool) {
 	for _, s := range c.TaskTools {
 		if s.Name == name {
 			return s, true
 		}
 	}
 	return tools.Lookup(name)
+}
+
+// offeredNames lists the tools the agent is offered now.
+func (c *Config) offeredNames() []string {
+	if c.mcp == nil {
+		return c.Tools
+	}
+	var out []string
+	for _, s := range c.mcp.sessions {
+		for _, sp := range s.shown {
+			out = append(out, sp.Name)
+		}
+	}
+	return out
 }
 
 // OfferedText is how a transcript and the tracker keep the tools an agent
@@ -234,7 +297,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 	}
 	spec, known := c.lookup(call.Name)
 	if !known {
-		return toolErr(KindToolResult, fmt.Sprintf("unknown tool %q; available tools: %s", call.Name, strings.Join(c.Tools, ", ")))
+		return toolErr(KindToolResult, fmt.Sprintf("unknown tool %q; available tools: %s", call.Name, strings.Join(c.offeredNames(), ", ")))
 	}
 	// attempt records a call that carried out nothing, with what was asked.
 	attempt := func(detail string) {
@@ -243,7 +306,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 			c.Tracker.Attempt(obs(tracker.ToolCall, call.Name, call.Arguments), detail)
 		}
 	}
-	if spec.Level > c.Level || !slices.Contains(c.Tools, call.Name) {
+	if spec.Level > c.Level || (c.mcp == nil && !slices.Contains(c.Tools, call.Name)) {
 		res.RefusedCalls++
 		attempt("refused: not granted to the role")
 		return toolErr(KindRefused, fmt.Sprintf("permission denied: %s needs %s level and is not granted to the %s role", call.Name, spec.Level, c.Agent))
@@ -315,7 +378,15 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		obj["key"], obj["value"] = sandbox.TextValue(key), value
 		args, _ = json.Marshal(obj)
 	}
-	r, err := c.Sandbox.Call(ctx, c.Agent, call.Name, args)
+	var (
+		r   sandbox.Result
+		err error
+	)
+	if c.mcp != nil {
+		r, err = c.callMCP(ctx, call.Name, args)
+	} else {
+		r, err = c.Sandbox.Call(ctx, c.Agent, call.Name, args)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()

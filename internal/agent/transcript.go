@@ -12,7 +12,10 @@ const (
 	KindPrompt = "prompt"
 	// KindTools lists the tools an agent is offered ("name: description"
 	// lines; Raw holds their specs as the model was given them).
-	KindTools      = "tools"
+	KindTools = "tools"
+	// KindListing is an MCP server's tool listing as the agent is handed
+	// it (Tool names the server; Raw holds the specs).
+	KindListing    = "tool_listing"
 	KindCondition  = "condition"
 	KindThinking   = "thinking"
 	KindNarration  = "narration"

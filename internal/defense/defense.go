@@ -43,6 +43,8 @@ func Build(kind string, opt Options) ([]agent.Defense, error) {
 		return []agent.Defense{d}, nil
 	case kinds.Spotlighting:
 		return []agent.Defense{NewSpotlight(opt.Datamark)}, nil
+	case kinds.ToolPinning:
+		return []agent.Defense{ToolPinning{}}, nil
 	case kinds.All:
 		f, err := NewWriteFilter(opt.Patterns)
 		if err != nil {

@@ -238,6 +238,7 @@ func TestBuild(t *testing.T) {
 		{kinds.WriteFilter, []string{kinds.WriteFilter}},
 		{kinds.PIDetector, []string{kinds.PIDetector}},
 		{kinds.Spotlighting, []string{kinds.Spotlighting}},
+		{kinds.ToolPinning, []string{kinds.ToolPinning}},
 		{kinds.All, []string{kinds.WriteFilter, kinds.PIDetector, kinds.Spotlighting}},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
@@ -253,10 +254,14 @@ func TestBuild(t *testing.T) {
 			var names, channels []string
 			for _, d := range ds {
 				names = append(names, d.Name())
-				channels = append(channels, d.Channel())
+				if m, ok := d.(interface{ Channels() []string }); ok {
+					channels = append(channels, m.Channels()...)
+				} else {
+					channels = append(channels, d.Channel())
+				}
 				var hooked bool
 				switch d.(type) {
-				case agent.WriteFilter, agent.CallChecker, agent.ResultWrapper:
+				case agent.WriteFilter, agent.CallChecker, agent.ResultWrapper, agent.ListingFilter, agent.ListingChecker:
 					hooked = true
 				}
 				if !hooked {
@@ -267,6 +272,7 @@ func TestBuild(t *testing.T) {
 				t.Errorf("names = %q, want %q", names, tc.names)
 			}
 			slices.Sort(channels)
+			channels = slices.Compact(channels)
 			if !slices.Equal(channels, kinds.Channels(tc.kind)) {
 				t.Errorf("channels = %q, kinds.Channels(%s) = %q", channels, tc.kind, kinds.Channels(tc.kind))
 			}

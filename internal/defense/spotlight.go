@@ -16,7 +16,8 @@ const (
 
 // Spotlight wraps untrusted tool results in delimiters (optionally
 // datamarking them) and tells the agent that wrapped text is data. It
-// inspects kinds.ToolResult only.
+// inspects kinds.ToolResult and, in MCP listings, the descriptions of an
+// untrusted server's tools (kinds.ToolListing).
 type Spotlight struct {
 	datamark bool
 }
@@ -25,6 +26,8 @@ var (
 	_ agent.Defense       = (*Spotlight)(nil)
 	_ agent.SystemAdder   = (*Spotlight)(nil)
 	_ agent.ResultWrapper = (*Spotlight)(nil)
+
+	_ agent.DescriptionWrapper = (*Spotlight)(nil)
 )
 
 // NewSpotlight returns spotlighting, with datamarking if asked.
@@ -33,8 +36,11 @@ func NewSpotlight(datamark bool) *Spotlight { return &Spotlight{datamark: datama
 // Name implements agent.Defense.
 func (s *Spotlight) Name() string { return kinds.Spotlighting }
 
-// Channel implements agent.Defense.
+// Channel implements agent.Defense: its first channel, untrusted results.
 func (s *Spotlight) Channel() string { return kinds.ToolResult }
+
+// Channels lists every channel it inspects (kinds.Channels).
+func (s *Spotlight) Channels() []string { return kinds.Channels(kinds.Spotlighting) }
 
 // AddSystem adds the instruction to treat wrapped text as data.
 func (s *Spotlight) AddSystem(system string) string {
@@ -46,6 +52,10 @@ func (s *Spotlight) AddSystem(system string) string {
 	}
 	return strings.TrimSpace(system + "\n\n" + note)
 }
+
+// WrapDescription wraps the description of an untrusted MCP server's tool
+// as it wraps a result: the model is told it is data, not instructions.
+func (s *Spotlight) WrapDescription(tool, text string) string { return s.WrapResult(tool, text) }
 
 // WrapResult wraps one result. Markers already present in the text are
 // removed first, so content cannot close the block early.

@@ -2,7 +2,8 @@
 // independently from each run's transcript: Executed and Persisted from the
 // sandbox's effect log (the final state past the pristine one), the
 // delegation relay from its hand-over effects, the memory relay and Exposed
-// from the tool messages and tool descriptions the agents were shown. Any disagreement with
+// from the tool messages, tool descriptions and MCP tool listings the agents
+// were shown (a listing a defense withheld was never shown). Any disagreement with
 // runs.jsonl is a defect of the tracker or the runner, never of a model.
 package recount
 
@@ -121,7 +122,7 @@ func Run(c string, mode tracker.Mode, entries []agent.Entry, pristine, final san
 // shown: a result (errors included), a refusal, or a defense's block.
 func shown(e agent.Entry) bool {
 	switch e.Kind {
-	case agent.KindToolResult, agent.KindRefused, agent.KindTools:
+	case agent.KindToolResult, agent.KindRefused, agent.KindTools, agent.KindListing:
 		return true
 	case agent.KindDefense:
 		return strings.HasPrefix(e.Text, "blocked")

@@ -43,9 +43,10 @@ var kindChannels = map[string][]string{
 	agent.KindThinking:  {string(tracker.Thinking)},
 	agent.KindNarration: {string(tracker.Narration)},
 	agent.KindPrompt:    {string(tracker.Prompt), string(tracker.Delegation)},
-	agent.KindDefense:   {string(tracker.WriteRequested), string(tracker.ToolCall)},
+	agent.KindDefense:   {string(tracker.WriteRequested), string(tracker.ToolCall), string(tracker.ToolListing)},
 	agent.KindRefused:   {string(tracker.ToolCall)},
 	agent.KindTools:     {string(tracker.ToolDescription)},
+	agent.KindListing:   {string(tracker.ToolListing)},
 }
 
 // entrySignals returns the signals of the events at an entry's position,

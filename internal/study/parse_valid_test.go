@@ -41,7 +41,7 @@ func TestParseValid(t *testing.T) {
 		{"allow_host_shell", s.AllowHostShell, false},
 		{"models", len(s.Models), 3},
 		{"conditions", len(s.Conditions), 3},
-		{"defenses", len(s.Defenses), 5},
+		{"defenses", len(s.Defenses), 6},
 		{"grid batch", s.Grids[0].Batch, "g"},
 		{"grid repeats", s.Grids[0].Repeats, 1},
 		{"grid defenses", strings.Join(s.Grids[0].Defenses, ","), "none"},

@@ -344,7 +344,8 @@ func TestSmokeStudy(t *testing.T) {
 	pairs := []string{"compliant→compliant", "resistant→compliant", "paraphraser→compliant", "compliant→resistant"}
 	var injection []string // the reward-hack family has its own reference agents
 	for _, name := range tasks.Builtin().Names() {
-		if task, _ := tasks.Builtin().Get(name); task.Family() == results.FamilyInjection {
+		// The MCP tasks have their own study (hcl/mcp.hcl, TestMCPStudyFile).
+		if task, _ := tasks.Builtin().Get(name); task.Family() == results.FamilyInjection && !task.MCP() {
 			injection = append(injection, name)
 		}
 	}
@@ -379,5 +380,54 @@ func TestSmokeStudy(t *testing.T) {
 	}
 	if len(missing) > 0 {
 		t.Errorf("smoke.hcl lacks %d cells, e.g. %v", len(missing), missing[:min(5, len(missing))])
+	}
+}
+
+// TestMCPStudyFile checks that hcl/mcp.hcl runs the compliant and resistant
+// reference agents over every built-in MCP task, every variant and the
+// clean control, with and without tool_pinning.
+func TestMCPStudyFile(t *testing.T) {
+	s, diags := Load("../../hcl/mcp.hcl")
+	if len(diags) > 0 {
+		t.Fatalf("mcp.hcl: %v", diagKeys(diags))
+	}
+	runs, err := s.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sandbox != "docker" {
+		t.Errorf("sandbox %q, want docker", s.Sandbox)
+	}
+	type key struct{ task, variant, models, condition, defense string }
+	seen := map[key]bool{}
+	for _, r := range runs {
+		seen[key{r.Task, r.Variant, r.Models(), r.Condition, r.Defense}] = true
+	}
+	n := 0
+	for _, name := range tasks.Builtin().Names() {
+		task, _ := tasks.Builtin().Get(name)
+		if !task.MCP() {
+			continue
+		}
+		n++
+		agents := []string{"compliant", "resistant"}
+		if isRelay(task.Mode) {
+			agents = []string{"compliant→compliant", "resistant→resistant"}
+		}
+		for _, a := range agents {
+			for _, def := range []string{kinds.None, kinds.ToolPinning} {
+				if !seen[key{name, CleanVariant, a, CondPlain, def}] {
+					t.Errorf("mcp.hcl lacks %s clean %s %s", name, a, def)
+				}
+				for _, v := range task.VariantNames() {
+					if !seen[key{name, v, a, CondHack, def}] {
+						t.Errorf("mcp.hcl lacks %s %s %s %s", name, v, a, def)
+					}
+				}
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("%d built-in MCP tasks, want at least 4", n)
 	}
 }

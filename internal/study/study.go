@@ -35,7 +35,7 @@ var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter
 	"honest", "test_editor", "special_caser", "narrating_hacker", "silent_hacker"}
 
 // DefenseKinds lists the defense kinds a defense block may name.
-var DefenseKinds = []string{kinds.WriteFilter, kinds.PIDetector, kinds.Spotlighting, kinds.All}
+var DefenseKinds = []string{kinds.WriteFilter, kinds.PIDetector, kinds.Spotlighting, kinds.ToolPinning, kinds.All}
 
 // Built-in condition names.
 const (
@@ -284,6 +284,7 @@ func builtinDefenses(classifier string) []*Defense {
 		{Name: kinds.WriteFilter, Kind: kinds.WriteFilter, Builtin: true},
 		{Name: kinds.PIDetector, Kind: kinds.PIDetector, Classifier: classifier, Builtin: true},
 		{Name: kinds.Spotlighting, Kind: kinds.Spotlighting, Builtin: true},
+		{Name: kinds.ToolPinning, Kind: kinds.ToolPinning, Builtin: true},
 		{Name: kinds.All, Kind: kinds.All, Classifier: classifier, Builtin: true},
 	}
 }

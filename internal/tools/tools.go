@@ -84,6 +84,9 @@ type Spec struct {
 	// extraction); the sandbox backends run them under a host-wide limit
 	// (package sandbox/admit) so that concurrent runs do not starve each other.
 	Heavy bool `json:"-"`
+	// Server is the MCP server that listed the tool; "" for a tool the
+	// toolbox protocol serves.
+	Server string `json:"server,omitempty"`
 }
 
 func schema(props string, required ...string) json.RawMessage {

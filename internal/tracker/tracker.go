@@ -81,9 +81,14 @@ const (
 	// ToolDescription is what an agent is told about the tools it is
 	// offered; a payload placed in a tool's description reaches it there.
 	ToolDescription Channel = "tool_description"
-	Thinking        Channel = "thinking"
-	Narration       Channel = "narration"
-	Prompt          Channel = "prompt"
+	// ToolListing is an MCP server's tool listing as an agent is handed it
+	// (after tool_pinning and spotlighting): descriptions and input
+	// schemas, at the first listing and at every one a
+	// notifications/tools/list_changed brought.
+	ToolListing Channel = "tool_listing"
+	Thinking    Channel = "thinking"
+	Narration   Channel = "narration"
+	Prompt      Channel = "prompt"
 )
 
 // Signals written on events besides stage names.
@@ -98,6 +103,10 @@ const (
 	SigAttempt = "attempt"
 	// SigClassifierError marks a pi_detector check with no usable verdict.
 	SigClassifierError = "classifier_error"
+	// SigWithheld marks an MCP tool a defense withheld from a listing (a
+	// description changed since the first listing); Event.Canary says
+	// whether it held the canary.
+	SigWithheld = "withheld"
 )
 
 // Event is one line of events.jsonl.
@@ -183,7 +192,7 @@ func (t *Tracker) Observe(o Obs) {
 		return
 	}
 	switch o.Channel {
-	case ToolResult, MemoryRead, ToolDescription:
+	case ToolResult, MemoryRead, ToolDescription, ToolListing:
 		t.reach(o, Exposed)
 		if o.Channel == MemoryRead && o.Pos == 1 && t.mode == MemoryRelay {
 			t.reach(o, Relayed)
@@ -250,6 +259,15 @@ func (t *Tracker) Attempt(o Obs, detail string) {
 	}
 	e := t.emit(o, SigAttempt)
 	e.Canary, e.Detail = carried, detail
+}
+
+// Withheld records a listed tool a defense kept from the agent; o.Text is
+// the tool as its server listed it, never shown, so never a stage.
+func (t *Tracker) Withheld(o Obs, detail string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.emit(o, SigWithheld)
+	e.Canary, e.Detail = t.canary != "" && canary.Contains(o.Text, t.canary), detail
 }
 
 // ClassifierError records a call checker that gave no usable verdict; the

@@ -21,6 +21,7 @@ import (
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
+	"github.com/killchain/killchain/sandbox/mcpbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
@@ -146,7 +147,9 @@ func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, e
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
 	}
-	return &Sandbox{box: box, dir: top, limit: b.limiter()}, nil
+	sb := &Sandbox{box: box, dir: top, limit: b.limiter()}
+	sb.mcp = mcpbox.New(limited{sb}, env)
+	return sb, nil
 }
 
 // speak synthesizes one clip into the run's folder.
@@ -172,6 +175,7 @@ type Sandbox struct {
 	box    *toolbox.Box
 	dir    string
 	limit  *admit.Limiter
+	mcp    *mcpbox.Servers
 	closed sync.Once
 }
 

@@ -41,8 +41,9 @@ type Conn struct {
 
 	mu        sync.Mutex
 	pending   map[uint64]chan wire.Response
-	abandoned map[uint64]bool // timed out or cancelled: a late answer is expected
-	broken    error           // set once the stream ended or a request was abandoned
+	abandoned map[uint64]bool    // timed out or cancelled: a late answer is expected
+	broken    error              // set once the stream ended or a request was abandoned
+	sessions  map[string]*frames // open MCP sessions, by server and agent (mcp.go)
 
 	done   chan struct{}
 	ended  error
@@ -81,7 +82,11 @@ func newConn(w io.WriteCloser, r io.Reader, maxLine int, onEnd func(streamErr er
 					violation = fmt.Errorf("bad response line: %w", jerr)
 					break
 				}
-				violation = c.deliver(resp)
+				if resp.IsFrame() {
+					c.deliverFrame(resp)
+				} else {
+					violation = c.deliver(resp)
+				}
 			}
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
@@ -103,6 +108,7 @@ func newConn(w io.WriteCloser, r io.Reader, maxLine int, onEnd func(streamErr er
 			c.broken = c.ended
 		}
 		c.mu.Unlock()
+		c.endSessions(c.ended)
 		close(c.done)
 	}()
 	return c

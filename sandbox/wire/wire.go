@@ -73,6 +73,12 @@ const (
 	// OpFiles copies the folder Path (relative to the state folder) out
 	// (Result is a sandbox.Folder).
 	OpFiles = "files"
+	// OpMCP carries one newline-delimited JSON-RPC message (Frame) from
+	// Agent's MCP client to its session with the MCP server Server, started
+	// at its first message; an empty Frame ends the session. The toolbox
+	// acknowledges it at once (Result true); the session's own messages come
+	// back as frame responses (see Response).
+	OpMCP = "mcp"
 )
 
 // Request is one line the host sends.
@@ -93,17 +99,30 @@ type Request struct {
 	Arg   int    `json:"arg,omitempty"`
 	// Path is OpFiles' folder.
 	Path string `json:"path,omitempty"`
+	// Server and Frame are OpMCP's session and message.
+	Server string          `json:"server,omitempty"`
+	Frame  json.RawMessage `json:"frame,omitempty"`
 }
 
 // Response is one line the toolbox answers with. Error is an infrastructure
 // failure inside the sandbox (a broken state folder, a bad request); a
 // tool-level failure the model reads travels inside Result as a
 // sandbox.Result with its Error field set.
+//
+// A frame response answers no request: ID 0, Server and Agent naming an
+// MCP session, Frame one JSON-RPC message the server sent its client, and
+// Error, when set, why the session ended.
 type Response struct {
 	ID     uint64          `json:"id"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  string          `json:"error,omitempty"`
+	Server string          `json:"server,omitempty"`
+	Agent  string          `json:"agent,omitempty"`
+	Frame  json.RawMessage `json:"frame,omitempty"`
 }
+
+// IsFrame reports whether a response is an MCP session's frame.
+func (r Response) IsFrame() bool { return r.ID == 0 && r.Server != "" }
 
 // ProbeResult is what OpProbe returns.
 type ProbeResult struct {

@@ -11,6 +11,7 @@ const (
 	WriteFilter  = "write_filter"
 	PIDetector   = "pi_detector"
 	Spotlighting = "spotlighting"
+	ToolPinning  = "tool_pinning"
 	All          = "all"
 )
 
@@ -24,10 +25,14 @@ const (
 	ToolCall = "outgoing_tool_call"
 	// ToolResult is the result of an untrusted tool, before the agent reads it.
 	ToolResult = "tool_result"
+	// ToolListing is an MCP server's tool listing (descriptions and input
+	// schemas), before the agent is handed it: at the first listing and
+	// at each one a list_changed notification brings.
+	ToolListing = "tool_listing"
 )
 
 // Names returns every defense kind, in the order studies list them.
-func Names() []string { return []string{None, WriteFilter, PIDetector, Spotlighting, All} }
+func Names() []string { return []string{None, WriteFilter, PIDetector, Spotlighting, ToolPinning, All} }
 
 // Channels returns the channels a kind inspects, sorted; nil for "none" or
 // an unknown kind.
@@ -36,11 +41,16 @@ func Channels(kind string) []string {
 	case WriteFilter:
 		return []string{MemoryWrite}
 	case PIDetector:
-		return []string{ToolCall}
+		// Outgoing calls, and the tools an untrusted MCP server lists.
+		return []string{ToolCall, ToolListing}
 	case Spotlighting:
-		return []string{ToolResult}
+		// Untrusted results, and the descriptions of an untrusted MCP
+		// server's tools in its listings.
+		return []string{ToolListing, ToolResult}
+	case ToolPinning:
+		return []string{ToolListing}
 	case All:
-		out := []string{MemoryWrite, ToolCall, ToolResult}
+		out := []string{MemoryWrite, ToolCall, ToolListing, ToolResult}
 		slices.Sort(out)
 		return out
 	}

@@ -3,6 +3,7 @@ package scripted
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/mcpbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/tasks"
 )
@@ -22,6 +24,13 @@ type boxCaller struct{ box *toolbox.Box }
 
 func (b boxCaller) Call(_ context.Context, agentName, tool string, args json.RawMessage) (sandbox.Result, error) {
 	return b.box.Call(agentName, tool, args)
+}
+
+// mcpDialer serves the scenario's MCP servers over in-process pipes.
+type mcpDialer struct{ s *mcpbox.Servers }
+
+func (d mcpDialer) MCP(ctx context.Context, server, agentName string) (io.ReadWriteCloser, error) {
+	return d.s.Open(ctx, server, agentName)
 }
 
 // speechTranscriber "transcribes" a clip by returning the text it was
@@ -39,6 +48,7 @@ func (s speechTranscriber) Transcribe(path string) (string, error) {
 
 // scenario is a run of one or two agents over one environment.
 type scenario struct {
+	task      *tasks.Task // its roles' MCP servers, if any
 	mode      tracker.Mode
 	roles     []tasks.Role
 	env       sandbox.Env
@@ -134,16 +144,24 @@ func run(t *testing.T, sc scenario, models ...agent.Model) outcome {
 	step := 0
 	var out outcome
 	var handoff []string
+	servers := mcpbox.New(box, sc.env)
 	for i, role := range sc.roles {
 		prompt := role.Prompt
 		if i == 1 && sc.mode == tracker.DelegationRelay {
 			prompt = strings.ReplaceAll(prompt, tasks.HandoffPlaceholder, strings.Join(handoff, "\n\n"))
 		}
-		res, err := agent.Run(ctx, agent.Config{
+		cfg := agent.Config{
 			Agent: role.Name, Pos: i, Model: models[i], System: role.System, Prompt: prompt,
-			Condition: sc.condition, Level: role.Level, Tools: role.Tools,
+			Condition: sc.condition, Level: role.Level, Tools: role.Tools, TaskTools: tasks.Specs(sc.env.Tools),
 			Sandbox: boxCaller{box}, Tracker: trk, Defenses: sc.defenses, Transcript: transcript, Step: &step,
-		})
+		}
+		if sc.task != nil {
+			for _, s := range sc.task.RoleServers(role) {
+				cfg.Servers = append(cfg.Servers, agent.MCPServer{Name: s.Name, Trusted: s.Trusted})
+			}
+			cfg.MCP = mcpDialer{servers}
+		}
+		res, err := agent.Run(ctx, cfg)
 		if err != nil {
 			t.Fatalf("agent %s: %v", role.Name, err)
 		}

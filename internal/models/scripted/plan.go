@@ -1,7 +1,10 @@
 package scripted
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,11 +61,7 @@ func (pl *planner) build() {
 	if pl.b.handoff != "" {
 		pl.expose(piece{text: pl.b.handoff, source: "handoff"})
 	}
-	for _, s := range pl.v.specs {
-		if text := Normalize(s.Description); isTask(s) && len(Parse(text).Directives) > 0 {
-			pl.expose(piece{text: text, source: "description of " + s.Name})
-		}
-	}
+	pl.descriptions(false)
 	for _, r := range append(pl.b.reads(pl.v.offered), pl.b.taskReads(pl.v)...) {
 		i := len(pl.p.steps)
 		pl.add(step{tool: r.tool, args: r.args, describe: describeRead(r)})
@@ -76,12 +75,55 @@ func (pl *planner) build() {
 			}
 		}
 	}
+	pl.descriptions(true)
 	pl.handOn()
 	pl.promptActions()
 	pl.report()
 	for _, s := range pl.later {
 		pl.add(s)
 	}
+}
+
+// descriptions exposes the directive-looking descriptions of the offered
+// task tools: those the toolbox offers before anything else, those an MCP
+// server lists (mcp) once the reads are done. An MCP listing can change
+// while the agent works (a rug pull); read after the reads, a changed
+// description adds its steps after the ones already taken, as a model
+// that rereads its tools before acting would.
+func (pl *planner) descriptions(mcp bool) {
+	for _, s := range pl.v.specs {
+		if (s.Server != "") != mcp {
+			continue
+		}
+		if !isTask(s) {
+			continue
+		}
+		for _, text := range []string{Normalize(s.Description), Normalize(paramDescriptions(s.Parameters))} {
+			if len(Parse(text).Directives) > 0 || len(decodedDirectives(text)) > 0 {
+				pl.expose(piece{text: text, source: "description of " + s.Name})
+			}
+		}
+	}
+}
+
+// paramDescriptions are the descriptions of a tool's parameters, one a
+// line, in name order: a model reads them with the tool.
+func paramDescriptions(schema json.RawMessage) string {
+	var sc struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &sc) != nil {
+		return ""
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(sc.Properties)) {
+		if d := strings.TrimSpace(sc.Properties[name].Description); d != "" {
+			out = append(out, d)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // expose takes in new content and reacts to its directives as the policy does.

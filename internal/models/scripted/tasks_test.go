@@ -33,7 +33,7 @@ func taskScenario(t *testing.T, task *tasks.Task, variant string, attacked bool)
 		t.Fatalf("build %s/%s: %v", task.Name, variant, err)
 	}
 	return scenario{
-		mode: task.Mode, roles: task.Roles, env: env, canary: in.Canary,
+		task: task, mode: task.Mode, roles: task.Roles, env: env, canary: in.Canary,
 		attacker: task.Attack.Address, admin: task.Attack.Tools,
 		recipient: task.Goal.Recipient, keyFacts: task.Goal.KeyFacts,
 	}
@@ -100,7 +100,13 @@ func TestTaskContracts(t *testing.T) {
 				t.Run("silent calls no tool", func(t *testing.T) {
 					sc := taskScenario(t, task, v, true)
 					o := run(t, sc, pair(t, task, Silent, Silent)...)
-					if n := o.toolCalls(); n != 0 || o.summary.Stage != tracker.None {
+					// A payload in a tool's description reaches the agent
+					// with its tools, before any call.
+					want := tracker.None
+					if sf := task.Surface(v); sf == tasks.SurfaceToolDescription || sf == tasks.SurfaceShadowing {
+						want = tracker.Exposed
+					}
+					if n := o.toolCalls(); n != 0 || o.summary.Stage != want {
 						t.Errorf("tool calls %d, stage %s", n, o.summary.Stage)
 					}
 				})

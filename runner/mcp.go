@@ -1,0 +1,19 @@
+package runner
+
+import (
+	"github.com/killchain/killchain/internal/agent"
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/tasks"
+)
+
+// mcpWire points an agent that takes its tools from MCP at its role's
+// servers in the run's sandbox. A backend that serves no MCP leaves the
+// dialer unset, and the agent's run is then a sandbox error.
+func mcpWire(cfg *agent.Config, task *tasks.Task, role tasks.Role, sb sandbox.Sandbox) {
+	for _, s := range task.RoleServers(role) {
+		cfg.Servers = append(cfg.Servers, agent.MCPServer{Name: s.Name, Trusted: s.Trusted})
+	}
+	if d, ok := sb.(sandbox.MCPDialer); ok && len(cfg.Servers) > 0 {
+		cfg.MCP = d
+	}
+}

@@ -1,0 +1,180 @@
+package tasks
+
+import (
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/internal/hcldiag"
+	"github.com/killchain/killchain/sandbox"
+)
+
+// Where a role takes its tools from (tools_from).
+const (
+	FromToolbox = "toolbox"
+	FromMCP     = "mcp"
+)
+
+// Surfaces of the MCP channel (docs/mcp.md): a tool description is
+// SurfaceToolDescription wherever it is served.
+const (
+	// SurfaceRugPull is a tool's rug-pull description: served once the
+	// agent has used the tool's server, announced with list_changed.
+	SurfaceRugPull = "rug_pull"
+	// SurfaceShadowing is the description of a tool that shadows another
+	// server's tool: it tells the model how to use that one.
+	SurfaceShadowing = "shadowing"
+	// SurfaceMCPResult is a result an MCP server's tool returns.
+	SurfaceMCPResult = "mcp_result"
+)
+
+// Server is an MCP server of a task: the tools it serves and whether the
+// task's operator runs it (trusted) or a third party does.
+type Server struct {
+	Name    string
+	Tools   []string
+	Trusted bool
+}
+
+type rawServer struct {
+	Tools   []string `hcl:"tools"`
+	Trusted *bool    `hcl:"trusted,optional"`
+}
+
+// UsesMCP reports whether a role takes its tools from MCP: its own
+// tools_from, else the task's.
+func (t *Task) UsesMCP(r Role) bool {
+	if r.ToolsFrom != "" {
+		return r.ToolsFrom == FromMCP
+	}
+	return t.ToolsFrom == FromMCP
+}
+
+// MCP reports whether some role of the task takes its tools from MCP.
+func (t *Task) MCP() bool {
+	for _, r := range t.Roles {
+		if t.UsesMCP(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// RoleServers are the servers an MCP role takes its tools from: those it
+// names, else every server of the task.
+func (t *Task) RoleServers(r Role) []Server {
+	if !t.UsesMCP(r) {
+		return nil
+	}
+	var out []Server
+	for _, s := range t.Servers {
+		if len(r.Servers) == 0 || slices.Contains(r.Servers, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ServerOf returns the server that serves a tool in an MCP task.
+func (t *Task) ServerOf(tool string) (Server, bool) {
+	if !t.MCP() {
+		return Server{}, false
+	}
+	for _, s := range t.Servers {
+		if slices.Contains(s.Tools, tool) {
+			return s, true
+		}
+	}
+	return Server{}, false
+}
+
+// mcpServers is the environment's part of the task's servers.
+func (t *Task) mcpServers() []sandbox.MCPServer {
+	if !t.MCP() {
+		return nil
+	}
+	out := make([]sandbox.MCPServer, len(t.Servers))
+	for i, s := range t.Servers {
+		out[i] = sandbox.MCPServer{Name: s.Name, Tools: s.Tools, Trusted: s.Trusted}
+	}
+	return out
+}
+
+// server decodes a server block.
+func (d *decoder) server(b *hcl.Block) (Server, bool) {
+	var raw rawServer
+	bc := hcldiag.Decode(d.l, b, d.ctx, &raw)
+	s := Server{Name: bc.Name, Tools: raw.Tools, Trusted: deref(raw.Trusted, true)}
+	if !hcldiag.ValidName(s.Name) {
+		d.l.Errorf(bc.Label(), "Invalid server name", "The server name %q must be a plain name (letters, digits, '.', '_', '-').", s.Name)
+	}
+	d.servers = append(d.servers, bc)
+	return s, d.unique("server", s.Name, b)
+}
+
+// checkMCP reports what keeps a task's MCP wiring from running: a
+// tools_from that is neither, an MCP role without servers, a server's
+// unknown or doubly served tool, a role's tool no server of it serves, a
+// rug pull or a shadowing tool that no server serves.
+func (d *decoder) checkMCP(t *Task) {
+	from := []string{FromToolbox, FromMCP}
+	if t.ToolsFrom != "" && !slices.Contains(from, t.ToolsFrom) {
+		d.l.Errorf(d.taskBlock.Rng("tools_from"), "Unknown tools_from", "%q is not where tools come from; use one of %s.", t.ToolsFrom, hcldiag.QuoteList(from))
+	}
+	served := map[string]string{}
+	for i, s := range t.Servers {
+		bc := d.servers[i]
+		for j, name := range s.Tools {
+			if _, ok := t.Spec(name); !ok {
+				d.l.Errorf(bc.Elem("tools", j), "Unknown tool", "Server %q serves %q, which is neither a built-in tool nor a tool block of task %q.", s.Name, name, t.Name)
+			}
+			if other, dup := served[name]; dup {
+				d.l.Errorf(bc.Elem("tools", j), "Tool served twice", "Tool %q is served by server %q already; a tool has one server.", name, other)
+			}
+			served[name] = s.Name
+		}
+	}
+	for i, r := range t.Roles {
+		bc := d.roles[i]
+		if r.ToolsFrom != "" && !slices.Contains(from, r.ToolsFrom) {
+			d.l.Errorf(bc.Rng("tools_from"), "Unknown tools_from", "%q is not where tools come from; use one of %s.", r.ToolsFrom, hcldiag.QuoteList(from))
+			continue
+		}
+		if !t.UsesMCP(r) {
+			if len(r.Servers) > 0 {
+				d.l.Errorf(bc.Rng("servers"), "Servers without MCP", "Role %q names servers but takes its tools from the toolbox; say tools_from = \"mcp\".", r.Name)
+			}
+			continue
+		}
+		for j, name := range r.Servers {
+			if !slices.ContainsFunc(t.Servers, func(s Server) bool { return s.Name == name }) {
+				d.l.Errorf(bc.Elem("servers", j), "Unknown server", "Task %q has no server block %q.", t.Name, name)
+			}
+		}
+		mine := t.RoleServers(r)
+		if len(mine) == 0 {
+			d.l.Errorf(bc.Label(), "No MCP server", "Role %q takes its tools from MCP, and task %q has no server block for it.", r.Name, t.Name)
+			continue
+		}
+		for j, name := range r.Tools {
+			if !slices.ContainsFunc(mine, func(s Server) bool { return slices.Contains(s.Tools, name) }) {
+				d.l.Errorf(bc.Elem("tools", j), "Tool not served", "Role %q takes its tools from MCP, and none of its servers serves %q.", r.Name, name)
+			}
+		}
+	}
+	for i, tl := range t.Tools {
+		bc := d.tools[i]
+		if _, ok := t.ServerOf(tl.Name); !ok && (tl.RugPull != "" || tl.Shadows != "") {
+			attr := "rug_pull"
+			if tl.RugPull == "" {
+				attr = "shadows"
+			}
+			d.l.Errorf(bc.Rng(attr), "Not an MCP tool", "Tool %q has %s, which only an MCP server serves; name it in a server block of an MCP task.", tl.Name, attr)
+		}
+		if tl.Shadows != "" {
+			if _, ok := t.Spec(tl.Shadows); !ok {
+				d.l.Errorf(bc.Rng("shadows"), "Unknown tool", "Tool %q shadows %q, which is no tool of task %q.", tl.Name, tl.Shadows, t.Name)
+			}
+		}
+	}
+}
