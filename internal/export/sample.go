@@ -1,6 +1,7 @@
 package export
 
 import (
+	"github.com/killchain/killchain/internal/agent"
 	"time"
 
 	"github.com/killchain/killchain/internal/results"
@@ -39,6 +40,9 @@ func sample(r *results.Run, t *results.Transcript, model func(string) string) Ev
 		s.Messages, usage = conversation(t.Entries, t.Agents, model)
 		if len(t.Verdict) > 0 {
 			s.Metadata["verifier"] = t.Verdict
+		}
+		if l := listings(t.Entries); len(l) > 0 {
+			s.Metadata["tool_listings"] = l
 		}
 	}
 	if len(usage) == 0 {
@@ -198,4 +202,17 @@ func scores(r *results.Run) map[string]Score {
 	s[ScoreAttackGoal] = flag(r.AttackGoal, "whether the task's verifier found the attacker's goal reached")
 	s[ScoreNoticed] = flag(r.Noticed, "whether the canary appeared in an agent's thinking or narration")
 	return s
+}
+
+// listings are the MCP tool listings the run's agents were handed, in
+// order: Inspect's messages have no place for them, and a poisoned
+// description is exactly what a reader of an MCP run looks for.
+func listings(entries []agent.Entry) []map[string]any {
+	var out []map[string]any
+	for _, e := range entries {
+		if e.Kind == agent.KindListing {
+			out = append(out, map[string]any{"agent": e.Agent, "position": e.Pos, "step": e.Step, "server": e.Tool, "tools": e.Text})
+		}
+	}
+	return out
 }

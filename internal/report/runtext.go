@@ -188,6 +188,7 @@ var textLabels = map[string]string{
 	agent.KindSystem: "system", agent.KindPrompt: "prompt", agent.KindCondition: "condition", agent.KindTools: "tools offered",
 	agent.KindThinking: "thinking (hidden)", agent.KindNarration: "narration (visible)", agent.KindToolCall: "call",
 	agent.KindToolResult: "result", agent.KindDefense: "defense", agent.KindRefused: "refused", agent.KindError: "error",
+	agent.KindListing: "MCP tool listing",
 }
 
 func (p *textPrinter) transcript(t *results.Transcript, evs []tracker.Event) {
