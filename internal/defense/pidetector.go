@@ -68,16 +68,7 @@ func (d *Detector) Channels() []string { return kinds.Channels(kinds.PIDetector)
 // CheckCall classifies a call: a flagged tool is withheld from the agent.
 func (d *Detector) CheckListing(ctx context.Context, server string, spec tools.Spec) (agent.Verdict, error) {
 	msg := fmt.Sprintf("Tool listed by server %s:\nname: %s\ndescription: %s\nparameters: %s", server, spec.Name, spec.Description, string(spec.Parameters))
-	reply, err := d.model.Generate(ctx, agent.Request{
-		System:   DetectorListingSystem,
-		Messages: []agent.Message{{Role: agent.RoleUser, Content: msg}},
-	})
-	if err != nil {
-		return agent.Verdict{Usage: reply.Usage}, fmt.Errorf("classifier: %w", err)
-	}
-	v := judge(reply)
-	v.Usage = reply.Usage
-	return v, nil
+	return d.classify(ctx, DetectorListingSystem, msg)
 }
 
 // CheckCall classifies one call. A provider error is an error, so the run
@@ -85,8 +76,14 @@ func (d *Detector) CheckListing(ctx context.Context, server string, spec tools.S
 // usable verdict blocks the call with a Failed verdict (see Detector).
 func (d *Detector) CheckCall(ctx context.Context, tool string, args json.RawMessage) (agent.Verdict, error) {
 	msg := fmt.Sprintf("Tool call to review:\ntool: %s\narguments: %s", tool, string(args))
+	return d.classify(ctx, DetectorSystem, msg)
+}
+
+// classify asks the classifier about one message under system and turns
+// its reply into a verdict carrying the call's usage.
+func (d *Detector) classify(ctx context.Context, system, msg string) (agent.Verdict, error) {
 	reply, err := d.model.Generate(ctx, agent.Request{
-		System:   DetectorSystem,
+		System:   system,
 		Messages: []agent.Message{{Role: agent.RoleUser, Content: msg}},
 	})
 	if err != nil {
