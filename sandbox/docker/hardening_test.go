@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/internal/sandboxtest"
@@ -81,4 +82,27 @@ func TestDiedContainerIsSandboxError(t *testing.T) {
 
 func containerKillOptions() client.ContainerKillOptions {
 	return client.ContainerKillOptions{Signal: "KILL"}
+}
+
+func TestOOMPending(t *testing.T) {
+	tests := []struct {
+		name  string
+		st    *container.State
+		limit int64
+		want  bool
+	}{
+		{"no state", nil, 32, false},
+		{"sigkill under a limit, no flag yet", &container.State{ExitCode: 137}, 32, true},
+		{"flag recorded", &container.State{ExitCode: 137, OOMKilled: true}, 32, false},
+		{"no memory limit", &container.State{ExitCode: 137}, 0, false},
+		{"still running", &container.State{Running: true, ExitCode: 0}, 32, false},
+		{"plain exit", &container.State{ExitCode: 2}, 32, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := oomPending(tt.st, tt.limit); got != tt.want {
+				t.Errorf("oomPending = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }
