@@ -116,11 +116,11 @@ func (c *Config) connect(ctx context.Context) error {
 			}
 			return c.mcpErr(sv.Name, "open", err)
 		}
+		// The stream (watched) notes list_changed as it is read; the SDK's
+		// ToolListChangedHandler would note it again later, on its own
+		// goroutine, and a listing already fetched would be fetched again.
 		client := mcp.NewClient(&mcp.Implementation{Name: "killchain-agent", Version: c.Agent}, &mcp.ClientOptions{
 			Logger: slog.New(slog.DiscardHandler),
-			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-				s.changed.Store(true)
-			},
 		})
 		cs, err := client.Connect(ctx, watched{&mcp.IOTransport{Reader: rwc, Writer: rwc}, s}, nil)
 		if err != nil {
