@@ -113,15 +113,20 @@ func (d *decoder) server(b *hcl.Block) (Server, bool) {
 }
 
 // checkMCP reports what keeps a task's MCP wiring from running: a
-// tools_from that is neither, an MCP role without servers, a server's
-// unknown or doubly served tool, a role's tool no server of it serves, a
-// rug pull or a shadowing tool that no server serves, a shadowing tool
-// that names no other server's tool; and it warns of a payload in a
-// trusted server's listing.
+// tools_from that is neither, servers in a task without MCP, an MCP role
+// without servers, a server's unknown or doubly served tool, a role's
+// tool no server of it serves, a rug pull or a shadowing tool that no
+// server serves, a shadowing tool that names no other server's tool; and
+// it warns of a payload in a trusted server's listing.
 func (d *decoder) checkMCP(t *Task) {
 	from := []string{FromToolbox, FromMCP}
 	if t.ToolsFrom != "" && !slices.Contains(from, t.ToolsFrom) {
 		d.l.Errorf(d.taskBlock.Rng("tools_from"), "Unknown tools_from", "%q is not where tools come from; use one of %s.", t.ToolsFrom, hcldiag.QuoteList(from))
+	}
+	valid := func(f string) bool { return f == "" || slices.Contains(from, f) }
+	typo := !valid(t.ToolsFrom) || slices.ContainsFunc(t.Roles, func(r Role) bool { return !valid(r.ToolsFrom) })
+	if len(t.Servers) > 0 && !t.MCP() && !typo {
+		d.l.Errorf(d.servers[0].Label(), "Servers without MCP", "Task %q has server blocks, and none of its roles takes its tools from MCP, so no server would run; say tools_from = \"mcp\" on the task or a role.", t.Name)
 	}
 	served := map[string]string{}
 	for i, s := range t.Servers {
