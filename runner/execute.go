@@ -133,6 +133,9 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 			MaxTurns: r.study.MaxTurns, Step: &step,
 		}
 		mcpWire(&cfg, task, role, sb)
+		if len(cfg.Servers) > 0 {
+			cfg.MCPLog = r.log.Named("mcp").With("run", pr.RunID, "agent", role.Name)
+		}
 		res[pos], err = agent.Run(ctx, cfg)
 		tr.Entries = transcript.All()
 		r.account(&rec, pos, res[pos])

@@ -113,13 +113,20 @@ func (d *decoder) server(b *hcl.Block) (Server, bool) {
 }
 
 // checkMCP reports what keeps a task's MCP wiring from running: a
-// tools_from that is neither, an MCP role without servers, a server's
-// unknown or doubly served tool, a role's tool no server of it serves, a
-// rug pull or a shadowing tool that no server serves.
+// tools_from that is neither, servers in a task without MCP, an MCP role
+// without servers, a server's unknown or doubly served tool, a role's
+// tool no server of it serves, a rug pull or a shadowing tool that no
+// server serves, a shadowing tool that names no other server's tool; and
+// it warns of a payload in a trusted server's listing.
 func (d *decoder) checkMCP(t *Task) {
 	from := []string{FromToolbox, FromMCP}
 	if t.ToolsFrom != "" && !slices.Contains(from, t.ToolsFrom) {
 		d.l.Errorf(d.taskBlock.Rng("tools_from"), "Unknown tools_from", "%q is not where tools come from; use one of %s.", t.ToolsFrom, hcldiag.QuoteList(from))
+	}
+	valid := func(f string) bool { return f == "" || slices.Contains(from, f) }
+	typo := !valid(t.ToolsFrom) || slices.ContainsFunc(t.Roles, func(r Role) bool { return !valid(r.ToolsFrom) })
+	if len(t.Servers) > 0 && !t.MCP() && !typo {
+		d.l.Errorf(d.servers[0].Label(), "Servers without MCP", "Task %q has server blocks, and none of its roles takes its tools from MCP, so no server would run; say tools_from = \"mcp\" on the task or a role.", t.Name)
 	}
 	served := map[string]string{}
 	for i, s := range t.Servers {
@@ -171,10 +178,40 @@ func (d *decoder) checkMCP(t *Task) {
 			}
 			d.l.Errorf(bc.Rng(attr), "Not an MCP tool", "Tool %q has %s, which only an MCP server serves; name it in a server block of an MCP task.", tl.Name, attr)
 		}
-		if tl.Shadows != "" {
-			if _, ok := t.Spec(tl.Shadows); !ok {
-				d.l.Errorf(bc.Rng("shadows"), "Unknown tool", "Tool %q shadows %q, which is no tool of task %q.", tl.Name, tl.Shadows, t.Name)
-			}
+		own, mcp := t.ServerOf(tl.Name)
+		if tl.Shadows != "" && mcp {
+			d.checkShadows(t, tl, own, bc)
+		}
+		if mcp && own.Trusted {
+			d.checkTrustedListing(tl, own, bc)
+		}
+	}
+}
+
+// checkShadows reports a shadowing tool that names no tool of another of
+// the task's servers: shadowing is one server's tool describing another
+// server's.
+func (d *decoder) checkShadows(t *Task, tl Tool, own Server, bc *hcldiag.Block) {
+	other, served := t.ServerOf(tl.Shadows)
+	switch _, known := t.Spec(tl.Shadows); {
+	case !known:
+		d.l.Errorf(bc.Rng("shadows"), "Unknown tool", "Tool %q shadows %q, which is no tool of task %q.", tl.Name, tl.Shadows, t.Name)
+	case tl.Shadows == tl.Name:
+		d.l.Errorf(bc.Rng("shadows"), "Shadows itself", "Tool %q shadows itself; shadows names another server's tool, whose use its description steers.", tl.Name)
+	case !served:
+		d.l.Errorf(bc.Rng("shadows"), "Shadowed tool not served", "Tool %q shadows %q, which no server of task %q serves; name it in another server's tools.", tl.Name, tl.Shadows, t.Name)
+	case other.Name == own.Name:
+		d.l.Errorf(bc.Rng("shadows"), "Shadows its own server", "Tool %q shadows %q, which its own server %q serves; shadowing is one server's tool steering another server's (a payload about a tool of the same server is a tool_description).", tl.Name, tl.Shadows, own.Name)
+	}
+}
+
+// checkTrustedListing warns of a payload in the listing of a trusted
+// server's tool: the operator runs a trusted server, and the defenses that
+// read listings for outside text (spotlighting, pi_detector) skip it.
+func (d *decoder) checkTrustedListing(tl Tool, own Server, bc *hcldiag.Block) {
+	for _, f := range []struct{ attr, text string }{{"description", tl.Description}, {"parameters", string(tl.Parameters)}, {"rug_pull", tl.RugPull}} {
+		if len(placeholders(f.text)) > 0 {
+			d.l.Warnf(bc.Rng(f.attr), "Payload in a trusted server's listing", "Tool %q is served by %q, a trusted server (trusted is true unless it says false), and its %s holds a payload: the task's operator runs a trusted server, so spotlighting and pi_detector do not read its listings. Say trusted = false if a third party runs it.", tl.Name, own.Name, f.attr)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
@@ -44,6 +46,7 @@ type Config struct {
 	Servers    []MCPServer
 	MCP        MCPDialer
 	MCPTimeout time.Duration // one MCP request's bound; DefaultMCPTimeout when 0
+	MCPLog     hclog.Logger  // the MCP exchange at debug and trace level; none when nil
 	Sandbox    Caller
 	Tracker    *tracker.Tracker
 	Defenses   []Defense

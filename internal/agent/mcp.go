@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -116,11 +117,11 @@ func (c *Config) connect(ctx context.Context) error {
 			}
 			return c.mcpErr(sv.Name, "open", err)
 		}
+		// The stream (watched) notes list_changed as it is read; the SDK's
+		// ToolListChangedHandler would note it again later, on its own
+		// goroutine, and a listing already fetched would be fetched again.
 		client := mcp.NewClient(&mcp.Implementation{Name: "killchain-agent", Version: c.Agent}, &mcp.ClientOptions{
 			Logger: slog.New(slog.DiscardHandler),
-			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-				s.changed.Store(true)
-			},
 		})
 		cs, err := client.Connect(ctx, watched{&mcp.IOTransport{Reader: rwc, Writer: rwc}, s}, nil)
 		if err != nil {
@@ -132,6 +133,10 @@ func (c *Config) connect(ctx context.Context) error {
 		}
 		s.cs = cs
 		c.mcp.sessions = append(c.mcp.sessions, s)
+		if init := cs.InitializeResult(); init != nil && init.ServerInfo != nil {
+			c.mcpLog().Debug("mcp session initialized", "server", sv.Name, "trusted", sv.Trusted, "protocol", init.ProtocolVersion,
+				"server_info", init.ServerInfo.Name+" "+init.ServerInfo.Version)
+		}
 	}
 	return nil
 }
@@ -144,6 +149,14 @@ func (c *Config) disconnect() {
 	for _, s := range c.mcp.sessions {
 		s.cs.Close()
 	}
+}
+
+// mcpLog is the agent's MCP logger, a null one when none is set.
+func (c *Config) mcpLog() hclog.Logger {
+	if c.MCPLog == nil {
+		return hclog.NewNullLogger()
+	}
+	return c.MCPLog
 }
 
 func (c *Config) mcpErr(server, what string, err error) error {
@@ -164,6 +177,7 @@ func (c *Config) refresh(ctx context.Context, step int, res *Result) ([]tools.Sp
 			if err != nil {
 				return nil, err
 			}
+			c.mcpLog().Debug("mcp tools/list", "server", s.server.Name, "step", step, "tools", len(specs), "after_list_changed", s.pinned != nil)
 			shown, err := c.filter(ctx, s, specs, step, res)
 			if err != nil {
 				return nil, err
@@ -340,8 +354,10 @@ func (c *Config) callMCP(ctx context.Context, tool string, args json.RawMessage)
 	defer cancel()
 	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
+		c.mcpLog().Debug("mcp tools/call failed", "server", s.server.Name, "tool", tool, "error", err)
 		return sandbox.Result{}, wrap(err)
 	}
+	c.mcpLog().Trace("mcp tools/call", "server", s.server.Name, "tool", tool, "is_error", res.IsError, "list_changed_pending", s.changed.Load())
 	var text []string
 	for _, ct := range res.Content {
 		if t, ok := ct.(*mcp.TextContent); ok {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/killchain/killchain/internal/errkind"
@@ -197,4 +199,29 @@ func FuzzCheckSchema(f *testing.F) {
 			t.Fatalf("accepted %s", out)
 		}
 	})
+}
+
+// The MCP exchange is in the debug log: the session's initialize (the
+// protocol the SDKs agreed on), each listing and each call.
+func TestMCPLog(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "ext", Version: "7"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "lookup", InputSchema: objSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found"}}}, nil
+	})
+	var buf bytes.Buffer
+	cfg := mcpConfig(&seq{replies: []Reply{mcpCall("1", "lookup", `{"q":"x"}`)}}, dialer(sdkServer(srv)))
+	cfg.MCPLog = hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Trace})
+	if _, err := Run(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`mcp session initialized: server=ext trusted=false protocol=2025-`,
+		`server_info="ext 7"`,
+		`mcp tools/list: server=ext step=0 tools=1 after_list_changed=false`,
+		`mcp tools/call: server=ext tool=lookup is_error=false`,
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, buf.String())
+		}
+	}
 }

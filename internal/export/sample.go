@@ -1,9 +1,10 @@
 package export
 
 import (
-	"github.com/killchain/killchain/internal/agent"
+	"strings"
 	"time"
 
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/results"
 )
 
@@ -43,6 +44,9 @@ func sample(r *results.Run, t *results.Transcript, model func(string) string) Ev
 		}
 		if l := listings(t.Entries); len(l) > 0 {
 			s.Metadata["tool_listings"] = l
+		}
+		if w := withheld(t.Entries); len(w) > 0 {
+			s.Metadata["withheld_listings"] = w
 		}
 	}
 	if len(usage) == 0 {
@@ -212,6 +216,19 @@ func listings(entries []agent.Entry) []map[string]any {
 	for _, e := range entries {
 		if e.Kind == agent.KindListing {
 			out = append(out, map[string]any{"agent": e.Agent, "position": e.Pos, "step": e.Step, "server": e.Tool, "tools": e.Text})
+		}
+	}
+	return out
+}
+
+// withheld are the tools a listing defense kept from the model (a
+// tool_pinning rug pull, a flagged description), in order: no tool call
+// carries them, so the messages cannot.
+func withheld(entries []agent.Entry) []map[string]any {
+	var out []map[string]any
+	for _, e := range entries {
+		if e.Kind == agent.KindDefense && e.CallID == "" && strings.HasPrefix(e.Text, "withheld: ") {
+			out = append(out, map[string]any{"agent": e.Agent, "position": e.Pos, "step": e.Step, "tool": e.Tool, "defense": e.Defense, "text": e.Text})
 		}
 	}
 	return out

@@ -58,6 +58,10 @@ var mcpCalls = []struct{ name, tool, args string }{
 	{"task_tool_miss", "lookup_rate", `{"pair":"GBPUSD"}`},
 	{"task_tool_missing_arg", "lookup_rate", `{}`},
 	{"outbound_task_tool", "pay", `{"invoice":"INV-1","amount":12.5}`},
+	{"search_wrong_type", tools.Search, `{"query":5}`},
+	{"search_extra_argument", tools.Search, `{"query":"budget","limit":3}`},
+	{"task_tool_wrong_type", "lookup_rate", `{"pair":7}`},
+	{"report_null_body", tools.SendReport, `{"to":"a@b.org","subject":"s","body":null}`},
 }
 
 // MCPSameCalls checks that a tool call means and fails the same over MCP
