@@ -339,7 +339,7 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 			Condition: pr.Condition, Defense: pr.Defense, Error: rec.Error}); err != nil {
 			return rec, fmt.Errorf("record %s: %w", pr.RunID, err)
 		}
-		st.count(func(s *Summary) { s.Ran++; s.Errors++; s.Rounds++ })
+		st.count(func(s *Summary) { s.Ran++; s.Errors++; s.Rounds++; s.AttackerErrors++ })
 		st.recorded(true)
 		return rec, nil
 	}

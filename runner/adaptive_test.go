@@ -198,8 +198,8 @@ func TestAdaptiveGarbageAttacker(t *testing.T) {
 		}
 	}
 	// Rounds 1–3, 2 payloads × 2 repeats each.
-	if attackerErrs != 12 || sum.Errors != 12 {
-		t.Errorf("%d attacker errors, summary %d errors; want 12", attackerErrs, sum.Errors)
+	if attackerErrs != 12 || sum.Errors != 12 || sum.AttackerErrors != 12 {
+		t.Errorf("%d attacker errors, summary %d errors, %d attacker errors; want 12", attackerErrs, sum.Errors, sum.AttackerErrors)
 	}
 	for _, ar := range readRounds(t, out) {
 		if ar.Attacker != "llm" {
