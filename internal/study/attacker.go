@@ -97,6 +97,7 @@ func (d *decoder) decodeAttackers(blocks []*hcl.Block) {
 		if bc.OK("max_cost") && a.MaxCost < 0 {
 			d.errorf(bc.Rng("max_cost"), "Invalid max_cost", "max_cost must be at least 0; got %g.", a.MaxCost)
 		}
+		d.attackerPriced(bc, a)
 		for _, f := range []struct {
 			attr string
 			v    int
@@ -120,6 +121,24 @@ func (d *decoder) decodeAttackers(blocks []*hcl.Block) {
 			}
 		}
 		d.study.Attackers = append(d.study.Attackers, a)
+	}
+}
+
+// attackerPriced refuses a max_cost that could never stop a cell: the
+// reference attacker calls no model, and an unpriced model's calls cost
+// nothing, so the budget would be silently ignored.
+func (d *decoder) attackerPriced(bc *hcldiag.Block, a *Attacker) {
+	if !bc.OK("max_cost") || a.MaxCost <= 0 {
+		return
+	}
+	if a.Model == "" {
+		d.errorf(bc.Rng("max_cost"), "max_cost without a model",
+			"Attacker %q is the reference attacker, which calls no model and costs nothing; bound a model attacker's cost, or use max_tokens.", a.Name)
+		return
+	}
+	if m, ok := d.study.Model(a.Model); ok && m.Price == nil {
+		d.errorf(bc.Rng("max_cost"), "max_cost without a price",
+			"Attacker %q's model %q has no price (a price block or the study's pricing file), so its calls cost nothing and max_cost would never stop a cell; price it, or use max_tokens.", a.Name, a.Model)
 	}
 }
 
