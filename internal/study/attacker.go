@@ -158,7 +158,17 @@ func (d *decoder) gridAttacker(bc *hcldiag.Block, g *Grid) {
 	}
 	if len(g.Attacks) == 0 {
 		d.errorf(bc.Rng("attacker"), "Attacker without attacks", "Grid %q names an attacker; its round 0 plants the grid's attacks, so list some.", g.Name)
+		return
 	}
+	// Only an attacked condition plants a payload: a grid of clean
+	// controls alone would give its attacker no cell, silently.
+	for _, name := range g.Conditions {
+		if c, ok := d.study.Condition(name); !ok || c.Payload {
+			return // attacked, or unknown (reported at conditions)
+		}
+	}
+	d.errorf(bc.Rng("attacker"), "Attacker without an attacked condition",
+		"Grid %q names an attacker, but none of its conditions (%s) plants a payload, so no round would run; add one that does, such as \"hack\".", g.Name, strings.Join(g.Conditions, ", "))
 }
 
 // Loop is the key of one adaptive cell: the rounds of one attacker on one

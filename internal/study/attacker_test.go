@@ -33,6 +33,8 @@ func TestAttackerBlocks(t *testing.T) {
 		{"max_cost of an unpriced model", "attacker \"r\" {\n  feedback = \"none\"\n  model = \"gpt\"\n  max_cost = 1\n}\n", []string{"18:14 error max_cost without a price"}},
 		{"max_cost of a priced model", "model \"p\" {\n  provider = \"openai\"\n  name = \"gpt-4o\"\n  price {\n    input = 1\n    output = 2\n  }\n}\n" +
 			"attacker \"r\" {\n  feedback = \"none\"\n  model = \"p\"\n  max_cost = 1\n}\n", nil},
+		{"attacker with clean conditions only", "attacker \"r\" {\n  feedback = \"stage\"\n}\n" +
+			strings.Replace(grid("  attacker = \"r\"\n", withAttacks), `["plain", "hack"]`, `["plain"]`, 1), []string{"23:14 error Attacker without an attacked condition"}},
 		{"duplicate", "attacker \"r\" {\n  feedback = \"stage\"\n}\nattacker \"r\" {\n  feedback = \"none\"\n}\n", []string{"18:10 error Duplicate attacker block"}},
 	}
 	for _, tc := range cases {
