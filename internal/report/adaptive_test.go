@@ -84,3 +84,33 @@ func TestAdaptiveTally(t *testing.T) {
 		t.Error("sections without adaptive runs")
 	}
 }
+
+// TestAttackerErrorsNote: the errors-by-kind intro says a resume leaves
+// attacker errors (it said every errored run is run again by --resume),
+// and only for a study that has some, so other reports keep their text.
+func TestAttackerErrorsNote(t *testing.T) {
+	sandbox := adaptiveRun("n", "none", 1, "r1.2", "", false, "none")
+	sandbox.Error, sandbox.ErrorKind = "open sandbox", errkind.Sandbox
+	bad := adaptiveRun("n", "none", 2, "r2.1", "", false, "none")
+	bad.Error, bad.ErrorKind = "attacker gave no usable payload", errkind.Attacker
+	for _, tc := range []struct {
+		name string
+		runs []results.Run
+		want bool
+	}{
+		{"no errors", []results.Run{adaptiveRun("n", "none", 0, "ignore_previous", "", false, "exposed")}, false},
+		{"other errors only", []results.Run{sandbox}, false},
+		{"attacker errors", []results.Run{sandbox, bad}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := NewAggregator(3)
+			for _, r := range tc.runs {
+				a.Add(r)
+			}
+			note := attackerErrorsNote(a)
+			if got := strings.Contains(note, "a resume leaves it"); got != tc.want {
+				t.Errorf("note %q, want it: %v", note, tc.want)
+			}
+		})
+	}
+}
