@@ -124,16 +124,20 @@ func (d *decoder) decodeAttackers(blocks []*hcl.Block) {
 	}
 }
 
-// attackerPriced refuses a max_cost that could never stop a cell: the
+// attackerPriced refuses a budget that could never stop a cell: the
 // reference attacker calls no model, and an unpriced model's calls cost
-// nothing, so the budget would be silently ignored.
+// nothing, so max_tokens or max_cost would be silently ignored.
 func (d *decoder) attackerPriced(bc *hcldiag.Block, a *Attacker) {
-	if !bc.OK("max_cost") || a.MaxCost <= 0 {
+	if a.Model == "" {
+		for _, attr := range []string{"max_tokens", "max_cost"} {
+			if bc.OK(attr) && (attr == "max_tokens" && a.MaxTokens > 0 || attr == "max_cost" && a.MaxCost > 0) {
+				d.errorf(bc.Rng(attr), attr+" without a model",
+					"Attacker %q is the reference attacker, which calls no model: it spends no tokens and costs nothing, so %s would never stop a cell; rounds bound its search.", a.Name, attr)
+			}
+		}
 		return
 	}
-	if a.Model == "" {
-		d.errorf(bc.Rng("max_cost"), "max_cost without a model",
-			"Attacker %q is the reference attacker, which calls no model and costs nothing; bound a model attacker's cost, or use max_tokens.", a.Name)
+	if !bc.OK("max_cost") || a.MaxCost <= 0 {
 		return
 	}
 	if m, ok := d.study.Model(a.Model); ok && m.Price == nil {
