@@ -432,6 +432,6 @@ func resultOf(run results.Run) attacker.Result {
 		Payload: run.Adaptive.Payload, AttackGoal: run.AttackGoal, Stage: run.Stage,
 		Relay:      run.Mode == string(tracker.MemoryRelay) || run.Mode == string(tracker.DelegationRelay),
 		Delegation: run.Mode == string(tracker.DelegationRelay), NoToolCall: run.NoToolCall,
-		Blocked: run.BlockedWrites > 0 || run.BlockedCalls > 0,
+		Blocked: run.BlockedCalls > 0, Filtered: run.BlockedWrites > 0,
 	}
 }
