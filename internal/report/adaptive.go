@@ -286,10 +286,6 @@ func (t *adaptiveTally) sections(z float64) []section {
 // modeSection compares the feedback modes on the same cells (task, models,
 // condition, defense), when more than one mode ran on one.
 func (t *adaptiveTally) modeSection(keys []adaptiveKey, z float64) (section, bool) {
-	type modeStat struct {
-		first       int
-		goals, runs int
-	}
 	byTarget := map[string]map[string]modeStat{}
 	var targets []string
 	for _, k := range keys {
@@ -304,6 +300,9 @@ func (t *adaptiveTally) modeSection(keys []adaptiveKey, z float64) (section, boo
 			continue // the first attacker of a mode on a cell stands for it
 		}
 		st := modeStat{first: c.firstSuccess()}
+		if rs := c.roundNumbers(); len(rs) > 0 {
+			st.last = rs[len(rs)-1]
+		}
 		for r, rc := range c.rounds {
 			if r > 0 {
 				st.goals += rc.goals
@@ -340,10 +339,16 @@ func (t *adaptiveTally) modeSection(keys []adaptiveKey, z float64) (section, boo
 		csvT.add(row...)
 		md.add(mrow...)
 	}
+	if row, mrow, ok := modeMeans(targets, byTarget, z); ok {
+		csvT.add(row...)
+		md.add(mrow...)
+	}
 	return section{ID: "adaptive-modes", Title: "Adaptive attacks: feedback modes compared",
 		Intro: "The same cells under each feedback mode: none (told nothing: random search), outcome (told whether each " +
 			"payload reached the goal), stage (also how far each canary got and where it stopped). Rounds to the first " +
-			"success, and the attack goal over every round after 0 (Wilson " + ciLabel(z) + ").",
+			"success, and the attack goal over every round after 0 (Wilson " + ciLabel(z) + "). The last row, over the " +
+			"cells every compared mode ran on: the mean rounds to success (normal " + ciLabel(z) + "), a cell not reached " +
+			"counted as its last round + 1, which flatters a mode that often misses, and the goal pooled.",
 		Table: md, CSVName: AdaptiveModesFile, CSV: csvT}, true
 }
 
