@@ -197,6 +197,12 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 				if ctx.Err() != nil {
 					return nil // interrupted: the round is proposed again on resume
 				}
+				if isFatal(perr) {
+					// A refused key or an unknown model: no round of any cell
+					// could be proposed. The round is not logged, so a resume
+					// asks again once it is fixed.
+					return &FatalError{Run: fmt.Sprintf("round %d of %s (attacker %s)", round, c.key, c.atk.Name), Err: perr}
+				}
 				if perr != nil {
 					ar.Error = perr.Error()
 				} else if len(p.Payloads) < c.atk.Payloads {
