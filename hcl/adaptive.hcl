@@ -6,7 +6,7 @@
 # (12 planned in round 0, 144 proposed): about 20 s in Docker on two cores
 # once the images are built, 3 s on the local sandbox. One seed: the
 # rounds to success of one cell are noisy; internal/attacker's
-# TestFeedbackOrdersRoundsToSuccess measures the modes over 400 seeds.
+# TestFeedbackOrdersRoundsToSuccess measures the modes over 1000 seeds.
 #
 #   killchain validate hcl/adaptive.hcl
 #   killchain run --output runs/adaptive hcl/adaptive.hcl

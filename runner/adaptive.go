@@ -197,6 +197,12 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 				if ctx.Err() != nil {
 					return nil // interrupted: the round is proposed again on resume
 				}
+				if isFatal(perr) {
+					// A refused key or an unknown model: no round of any cell
+					// could be proposed. The round is not logged, so a resume
+					// asks again once it is fixed.
+					return &FatalError{Run: fmt.Sprintf("round %d of %s (attacker %s)", round, c.key, c.atk.Name), Err: perr}
+				}
 				if perr != nil {
 					ar.Error = perr.Error()
 				} else if len(p.Payloads) < c.atk.Payloads {
@@ -339,7 +345,7 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 			Condition: pr.Condition, Defense: pr.Defense, Error: rec.Error}); err != nil {
 			return rec, fmt.Errorf("record %s: %w", pr.RunID, err)
 		}
-		st.count(func(s *Summary) { s.Ran++; s.Errors++; s.Rounds++ })
+		st.count(func(s *Summary) { s.Ran++; s.Errors++; s.Rounds++; s.AttackerErrors++ })
 		st.recorded(true)
 		return rec, nil
 	}
@@ -432,6 +438,6 @@ func resultOf(run results.Run) attacker.Result {
 		Payload: run.Adaptive.Payload, AttackGoal: run.AttackGoal, Stage: run.Stage,
 		Relay:      run.Mode == string(tracker.MemoryRelay) || run.Mode == string(tracker.DelegationRelay),
 		Delegation: run.Mode == string(tracker.DelegationRelay), NoToolCall: run.NoToolCall,
-		Blocked: run.BlockedWrites > 0 || run.BlockedCalls > 0,
+		Blocked: run.BlockedCalls > 0, Filtered: run.BlockedWrites > 0,
 	}
 }

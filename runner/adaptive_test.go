@@ -198,8 +198,8 @@ func TestAdaptiveGarbageAttacker(t *testing.T) {
 		}
 	}
 	// Rounds 1–3, 2 payloads × 2 repeats each.
-	if attackerErrs != 12 || sum.Errors != 12 {
-		t.Errorf("%d attacker errors, summary %d errors; want 12", attackerErrs, sum.Errors)
+	if attackerErrs != 12 || sum.Errors != 12 || sum.AttackerErrors != 12 {
+		t.Errorf("%d attacker errors, summary %d errors, %d attacker errors; want 12", attackerErrs, sum.Errors, sum.AttackerErrors)
 	}
 	for _, ar := range readRounds(t, out) {
 		if ar.Attacker != "llm" {
@@ -471,7 +471,7 @@ func TestAdaptiveHCL(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(modes)), "\n")
-	if len(lines) != 5 || strings.Contains(string(modes), ",,") {
-		t.Errorf("%s: want 4 cells, each under every mode:\n%s", report.AdaptiveModesFile, modes)
+	if len(lines) != 6 || strings.Contains(string(modes), ",,") || !strings.HasPrefix(lines[5], "mean over the 4 cells every mode ran on,") {
+		t.Errorf("%s: want 4 cells, each under every mode, and their means:\n%s", report.AdaptiveModesFile, modes)
 	}
 }

@@ -118,8 +118,10 @@ type Summary struct {
 	RateLimited int
 	// Rounds counts the runs of adaptive rounds after round 0 recorded
 	// now (in Ran too): the plan does not hold them. Stopped counts the
-	// adaptive cells their attacker's token budget stopped early.
-	Rounds, Stopped int
+	// adaptive cells their attacker's budget (max_tokens or max_cost)
+	// stopped early. AttackerErrors counts the runs of those rounds that
+	// had no payload (in Rounds and Errors too): never started, in no rate.
+	Rounds, Stopped, AttackerErrors int
 }
 
 // New checks the options and returns a Runner.

@@ -16,6 +16,10 @@ const DefaultAsks = 3
 // within its asks.
 var ErrNoPayload = errors.New("no usable payload")
 
+// fatal is a driver's error that no later call can escape (a 401, 403 or
+// 404 answer: a refused key, an unknown model).
+type fatal interface{ Fatal() bool }
+
 // Model is an attacker that asks a model (any provider's driver) for
 // payloads. The model sees the system prompt below and the turn: the goal,
 // the surface, and each earlier round's payloads with what the mode
@@ -118,6 +122,12 @@ func (m *Model) Propose(ctx context.Context, t Turn) (Proposal, error) {
 			ask.Problem = parsed.Problem
 		}
 		prop.Asks = append(prop.Asks, ask)
+		var f fatal
+		if errors.As(err, &f) && f.Fatal() {
+			// A refused key or an unknown model: no ask could succeed, and
+			// the round is not the attacker's failure to write a payload.
+			return prop, fmt.Errorf("ask %d: %w", n+1, err)
+		}
 		for i, text := range parsed.Texts {
 			if len(prop.Payloads) == want {
 				break

@@ -92,6 +92,8 @@ func TestModelAsksAgain(t *testing.T) {
 			errs: []error{nil, nil, errors.New("503")}}, 0, 3, []string{ProblemRefused, ProblemCut, ProblemProvider + ": 503"}},
 		{"always garbage", &replies{out: []agent.Reply{{Narration: "no"}}}, 0, 3, []string{ProblemNone, ProblemNone, ProblemNone}},
 		{"payloads add up over asks", &replies{out: []agent.Reply{good}}, 2, 2, []string{"", ""}},
+		// A refused key ends the round at once: no ask could succeed.
+		{"refused key", &replies{out: []agent.Reply{{}, good}, errs: []error{keyRefused{}}}, 0, 1, []string{ProblemProvider + ": 401"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,6 +106,12 @@ func TestModelAsksAgain(t *testing.T) {
 				if a.Problem != tt.problems[i] {
 					t.Errorf("ask %d problem %q, want %q", i, a.Problem, tt.problems[i])
 				}
+			}
+			if f := (fatal)(nil); errors.As(err, &f) && f.Fatal() {
+				if errors.Is(err, ErrNoPayload) || len(prop.Payloads) != 0 {
+					t.Fatalf("err %v with %d payloads, want the driver's fatal error alone", err, len(prop.Payloads))
+				}
+				return
 			}
 			if tt.payloads == 0 {
 				if !errors.Is(err, ErrNoPayload) || len(prop.Payloads) != 0 {
@@ -143,3 +151,9 @@ func TestPromptRevealsOnlyItsMode(t *testing.T) {
 		})
 	}
 }
+
+// keyRefused is a driver's 401.
+type keyRefused struct{}
+
+func (keyRefused) Error() string { return "401" }
+func (keyRefused) Fatal() bool   { return true }

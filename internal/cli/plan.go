@@ -76,6 +76,9 @@ or model.
 					return err
 				}
 				est.write(g.stdout, s.CostLimit)
+				if note := adaptiveEstimateNote(runs); note != "" {
+					fmt.Fprintln(g.stdout, note)
+				}
 			}
 			if listRun {
 				return writeRunIDs(g.stdout, runs)
@@ -104,4 +107,17 @@ func kubePlanLine(s *study.Study) string {
 		line += "; runtime class " + rc
 	}
 	return line
+}
+
+// adaptiveEstimateNote says what the estimate leaves out for a plan with
+// adaptive cells (it prices the planned runs, round 0 only), "" for one
+// without: a priced attacker's study read "total ~$0" before.
+func adaptiveEstimateNote(runs []study.Run) string {
+	for _, r := range runs {
+		if r.Attacker != "" {
+			return "  not counted: the adaptive rounds after round 0 (their runs, at most as above) and the attacker " +
+				"models' own calls; an attacker's max_tokens or max_cost bounds its calls per cell (docs/adaptive.md)"
+		}
+	}
+	return ""
 }

@@ -169,12 +169,8 @@ and the folder.
 			if line := spendLine(s, sum); line != "" {
 				fmt.Fprintln(g.stdout, line)
 			}
-			if sum.Rounds > 0 || sum.Stopped > 0 {
-				fmt.Fprintf(g.stdout, "adaptive attacks: %s of the rounds the attackers proposed", plural.Count(sum.Rounds, "run"))
-				if sum.Stopped > 0 {
-					fmt.Fprintf(g.stdout, "; %s stopped at the attacker's token budget", plural.Count(sum.Stopped, "cell"))
-				}
-				fmt.Fprintf(g.stdout, " (see %s)\n", results.AttackerFile)
+			if line := adaptiveLine(sum); line != "" {
+				fmt.Fprintln(g.stdout, line)
 			}
 			if len(sum.Left) > 0 {
 				fmt.Fprintf(g.stdout, "left as they were: %s (the model's own replies; --rerun %s runs them again)\n",
@@ -282,4 +278,23 @@ func spendLine(s *study.Study, sum runner.Summary) string {
 		return ""
 	}
 	return "cost: " + strings.Join(parts, ", ")
+}
+
+// adaptiveLine is the run summary's line about adaptive rounds, "" for a
+// study without any: their runs, those without a payload (attacker errors,
+// counted apart from the target's outcomes) and the cells a budget stopped.
+func adaptiveLine(sum runner.Summary) string {
+	if sum.Rounds == 0 && sum.Stopped == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "adaptive attacks: %s of the rounds the attackers proposed", plural.Count(sum.Rounds, "run"))
+	if sum.AttackerErrors > 0 {
+		fmt.Fprintf(&b, ", %d of them attacker errors (no usable payload: never started, in no rate)", sum.AttackerErrors)
+	}
+	if sum.Stopped > 0 {
+		fmt.Fprintf(&b, "; %s stopped at the attacker's budget (max_tokens or max_cost)", plural.Count(sum.Stopped, "cell"))
+	}
+	fmt.Fprintf(&b, " (see %s)", results.AttackerFile)
+	return b.String()
 }

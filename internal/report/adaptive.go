@@ -54,6 +54,7 @@ type adaptiveCell struct {
 	tokens             int
 	cost               float64 // the attacker's own calls at its price
 	stopped            string
+	texts              map[string]string // a proposed payload's text by id, from attacker.jsonl
 }
 
 // adaptiveTally counts the runs of grids with an attacker.
@@ -66,7 +67,7 @@ func newAdaptiveTally() *adaptiveTally { return &adaptiveTally{cells: map[adapti
 func (t *adaptiveTally) cell(k adaptiveKey, attacker, feedback string) *adaptiveCell {
 	c := t.cells[k]
 	if c == nil {
-		c = &adaptiveCell{attacker: attacker, feedback: feedback, rounds: map[int]*roundCounts{}, payloads: map[string]*payloadStat{}}
+		c = &adaptiveCell{attacker: attacker, feedback: feedback, rounds: map[int]*roundCounts{}, payloads: map[string]*payloadStat{}, texts: map[string]string{}}
 		t.cells[k] = c
 	}
 	return c
@@ -115,8 +116,8 @@ func (t *adaptiveTally) add(r *results.Run) {
 	}
 }
 
-// readAttacker adds what attacker.jsonl says: tokens spent, and cells a
-// budget stopped.
+// readAttacker adds what attacker.jsonl says: tokens spent, the proposed
+// payloads' texts, and cells a budget stopped.
 func (t *adaptiveTally) readAttacker(dir string) error {
 	return results.ReadAttacker(dir, func(ar results.AttackerRound) error {
 		parts := strings.Split(ar.Loop, "/")
@@ -128,6 +129,9 @@ func (t *adaptiveTally) readAttacker(dir string) error {
 		c := t.cell(adaptiveKey{parts[0], task, modelLabel(Cell{ModelA: a, ModelB: b}), parts[3], parts[4]}, ar.Attacker, ar.Feedback)
 		c.tokens += ar.Tokens()
 		c.cost += ar.Cost
+		for _, p := range ar.Payloads {
+			c.texts[p.ID] = p.Text
+		}
 		if ar.Stopped != "" {
 			c.stopped = fmt.Sprintf("%s before round %d", ar.Stopped, ar.Round)
 		}
@@ -216,7 +220,7 @@ func (t *adaptiveTally) sections(z float64) []section {
 		append(stageNames, "attacker_errors", "errors")...)
 	rMD.Header = append([]string{"attacker (feedback)", "cell", "round", "attack goal (Wilson " + ciLabel(z) + ")"}, append(stageNames, "attacker errors", "errors")...)
 	var cCSV, cMD Table
-	cCSV.Header = []string{"grid", "attacker", "feedback", "task", "models", "condition", "defense", "rounds", "rounds_to_success", "best_payload", "best_attack", "best_goal", "best_runs", "lineage", "attacker_tokens", "attacker_cost", "stopped"}
+	cCSV.Header = []string{"grid", "attacker", "feedback", "task", "models", "condition", "defense", "rounds", "rounds_to_success", "best_payload", "best_attack", "best_text", "best_goal", "best_runs", "lineage", "attacker_tokens", "attacker_cost", "stopped"}
 	cMD.Header = []string{"attacker (feedback)", "cell", "rounds", "rounds to first success", "best payload", "its goal rate", "lineage", "attacker tokens (cost)", "stopped"}
 	for _, k := range keys {
 		c := t.cells[k]
@@ -243,14 +247,14 @@ func (t *adaptiveTally) sections(z float64) []section {
 		if len(rounds) > 0 {
 			last = rounds[len(rounds)-1]
 		}
-		bestID, bestAttack, bestRate, lineage, bg, br := "", "", noneCell, "", "0", "0"
+		bestID, bestAttack, bestText, bestRate, lineage, bg, br := "", "", "", noneCell, "", "0", "0"
 		if b := c.best(); b != nil {
-			bestID, bestAttack, lineage = b.id, b.attack, c.lineage(b.id)
+			bestID, bestAttack, bestText, lineage = b.id, b.attack, c.texts[b.id], c.lineage(b.id)
 			bestRate, bg, br = kn(b.goals, b.runs)+" ("+pct(b.goals, b.runs)+")", itoa(b.goals), itoa(b.runs)
 		}
 		stopped := c.stopped
 		cCSV.add(k.grid, c.attacker, c.feedback, k.task, k.models, k.condition, k.defense, itoa(last), roundsTo(c.firstSuccess()),
-			bestID, bestAttack, bg, br, lineage, itoa(c.tokens), strconv.FormatFloat(c.cost, 'f', -1, 64), stopped)
+			bestID, bestAttack, bestText, bg, br, lineage, itoa(c.tokens), strconv.FormatFloat(c.cost, 'f', -1, 64), stopped)
 		if stopped == "" {
 			stopped = "–"
 		}
@@ -282,10 +286,6 @@ func (t *adaptiveTally) sections(z float64) []section {
 // modeSection compares the feedback modes on the same cells (task, models,
 // condition, defense), when more than one mode ran on one.
 func (t *adaptiveTally) modeSection(keys []adaptiveKey, z float64) (section, bool) {
-	type modeStat struct {
-		first       int
-		goals, runs int
-	}
 	byTarget := map[string]map[string]modeStat{}
 	var targets []string
 	for _, k := range keys {
@@ -300,6 +300,9 @@ func (t *adaptiveTally) modeSection(keys []adaptiveKey, z float64) (section, boo
 			continue // the first attacker of a mode on a cell stands for it
 		}
 		st := modeStat{first: c.firstSuccess()}
+		if rs := c.roundNumbers(); len(rs) > 0 {
+			st.last = rs[len(rs)-1]
+		}
 		for r, rc := range c.rounds {
 			if r > 0 {
 				st.goals += rc.goals
@@ -336,10 +339,16 @@ func (t *adaptiveTally) modeSection(keys []adaptiveKey, z float64) (section, boo
 		csvT.add(row...)
 		md.add(mrow...)
 	}
+	if row, mrow, ok := modeMeans(targets, byTarget, z); ok {
+		csvT.add(row...)
+		md.add(mrow...)
+	}
 	return section{ID: "adaptive-modes", Title: "Adaptive attacks: feedback modes compared",
 		Intro: "The same cells under each feedback mode: none (told nothing: random search), outcome (told whether each " +
 			"payload reached the goal), stage (also how far each canary got and where it stopped). Rounds to the first " +
-			"success, and the attack goal over every round after 0 (Wilson " + ciLabel(z) + ").",
+			"success, and the attack goal over every round after 0 (Wilson " + ciLabel(z) + "). The last row, over the " +
+			"cells every compared mode ran on: the mean rounds to success (normal " + ciLabel(z) + "), a cell not reached " +
+			"counted as its last round + 1, which flatters a mode that often misses, and the goal pooled.",
 		Table: md, CSVName: AdaptiveModesFile, CSV: csvT}, true
 }
 

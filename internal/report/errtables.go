@@ -138,3 +138,16 @@ func errorKindSummary(a *Aggregator) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// attackerErrorsNote explains the attacker kind, for a study that has
+// such errors: unlike the others, a resume does not run them again.
+func attackerErrorsNote(a *Aggregator) string {
+	keys, _ := a.Errors(func(Cell) Cell { return Cell{} })
+	for _, k := range keys {
+		if k.Kind == string(errkind.Attacker) {
+			return " Except attacker: an adaptive round's attacker gave no usable payload for the run, which " +
+				"never started; a resume leaves it, since the round's proposal is on record (see Adaptive attacks)."
+		}
+	}
+	return ""
+}

@@ -144,7 +144,7 @@ func buildSections(agg *Aggregator, ev *EventStats, extra []section, z float64) 
 		"own failures, never outcomes: a reasoning model that spends its budget thinking is not resisting. "+
 		"provider, sandbox, defense and internal are failures of the provider's service, the sandbox, a "+
 		"defense (its classifier's provider) and this tool. Errored runs are excluded from every rate and "+
-		"run again by --resume.", ErrorsByModelFile, ebmCSV, ebmMD)
+		"run again by --resume."+attackerErrorsNote(agg), ErrorsByModelFile, ebmCSV, ebmMD)
 	errCSV, errMD := errorTables(agg, v)
 	addCSV("errors", "Errors", "Errored runs are excluded from every rate above; each group names the run "+
 		"with the smallest id as an example.", ErrorsFile, errCSV, errMD)

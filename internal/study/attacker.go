@@ -97,6 +97,7 @@ func (d *decoder) decodeAttackers(blocks []*hcl.Block) {
 		if bc.OK("max_cost") && a.MaxCost < 0 {
 			d.errorf(bc.Rng("max_cost"), "Invalid max_cost", "max_cost must be at least 0; got %g.", a.MaxCost)
 		}
+		d.attackerPriced(bc, a)
 		for _, f := range []struct {
 			attr string
 			v    int
@@ -123,6 +124,28 @@ func (d *decoder) decodeAttackers(blocks []*hcl.Block) {
 	}
 }
 
+// attackerPriced refuses a budget that could never stop a cell: the
+// reference attacker calls no model, and an unpriced model's calls cost
+// nothing, so max_tokens or max_cost would be silently ignored.
+func (d *decoder) attackerPriced(bc *hcldiag.Block, a *Attacker) {
+	if a.Model == "" {
+		for _, attr := range []string{"max_tokens", "max_cost"} {
+			if bc.OK(attr) && (attr == "max_tokens" && a.MaxTokens > 0 || attr == "max_cost" && a.MaxCost > 0) {
+				d.errorf(bc.Rng(attr), attr+" without a model",
+					"Attacker %q is the reference attacker, which calls no model: it spends no tokens and costs nothing, so %s would never stop a cell; rounds bound its search.", a.Name, attr)
+			}
+		}
+		return
+	}
+	if !bc.OK("max_cost") || a.MaxCost <= 0 {
+		return
+	}
+	if m, ok := d.study.Model(a.Model); ok && m.Price == nil {
+		d.errorf(bc.Rng("max_cost"), "max_cost without a price",
+			"Attacker %q's model %q has no price (a price block or the study's pricing file), so its calls cost nothing and max_cost would never stop a cell; price it, or use max_tokens.", a.Name, a.Model)
+	}
+}
+
 // gridAttacker checks a grid's attacker: a declared one, and attacks for
 // its round 0.
 func (d *decoder) gridAttacker(bc *hcldiag.Block, g *Grid) {
@@ -139,7 +162,17 @@ func (d *decoder) gridAttacker(bc *hcldiag.Block, g *Grid) {
 	}
 	if len(g.Attacks) == 0 {
 		d.errorf(bc.Rng("attacker"), "Attacker without attacks", "Grid %q names an attacker; its round 0 plants the grid's attacks, so list some.", g.Name)
+		return
 	}
+	// Only an attacked condition plants a payload: a grid of clean
+	// controls alone would give its attacker no cell, silently.
+	for _, name := range g.Conditions {
+		if c, ok := d.study.Condition(name); !ok || c.Payload {
+			return // attacked, or unknown (reported at conditions)
+		}
+	}
+	d.errorf(bc.Rng("attacker"), "Attacker without an attacked condition",
+		"Grid %q names an attacker, but none of its conditions (%s) plants a payload, so no round would run; add one that does, such as \"hack\".", g.Name, strings.Join(g.Conditions, ", "))
 }
 
 // Loop is the key of one adaptive cell: the rounds of one attacker on one

@@ -29,6 +29,13 @@ func TestAttackerBlocks(t *testing.T) {
 			[]string{"17:15 error Unknown family", "18:16 error Unknown encoding"}},
 		{"unknown attacker", grid("  attacker = \"r\"\n", withAttacks), []string{"20:14 error Unknown attacker"}},
 		{"attacker without attacks", "attacker \"r\" {\n  feedback = \"stage\"\n}\n" + grid("  attacker = \"r\"\n", ""), []string{"22:14 error Attacker without attacks"}},
+		{"budgets of the reference attacker", "attacker \"r\" {\n  feedback = \"none\"\n  max_cost = 1\n  max_tokens = 500\n}\n",
+			[]string{"17:14 error max_cost without a model", "18:16 error max_tokens without a model"}},
+		{"max_cost of an unpriced model", "attacker \"r\" {\n  feedback = \"none\"\n  model = \"gpt\"\n  max_cost = 1\n}\n", []string{"18:14 error max_cost without a price"}},
+		{"max_cost of a priced model", "model \"p\" {\n  provider = \"openai\"\n  name = \"gpt-4o\"\n  price {\n    input = 1\n    output = 2\n  }\n}\n" +
+			"attacker \"r\" {\n  feedback = \"none\"\n  model = \"p\"\n  max_cost = 1\n}\n", nil},
+		{"attacker with clean conditions only", "attacker \"r\" {\n  feedback = \"stage\"\n}\n" +
+			strings.Replace(grid("  attacker = \"r\"\n", withAttacks), `["plain", "hack"]`, `["plain"]`, 1), []string{"23:14 error Attacker without an attacked condition"}},
 		{"duplicate", "attacker \"r\" {\n  feedback = \"stage\"\n}\nattacker \"r\" {\n  feedback = \"none\"\n}\n", []string{"18:10 error Duplicate attacker block"}},
 	}
 	for _, tc := range cases {
