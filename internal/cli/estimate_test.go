@@ -115,3 +115,33 @@ func TestEstimateFromEarlierFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestUnpricedUnderLimit: with a cost limit set, run names the hosted
+// models without a price (the limit cannot stop them), never a scripted
+// one; without a limit it names none.
+func TestUnpricedUnderLimit(t *testing.T) {
+	src := strings.Replace(estimateStudy, "  price {\n    input  = 2\n    output = 8\n  }\n", "", 1)
+	tests := []struct {
+		name      string
+		src       string
+		flagLimit float64
+		want      string
+	}{
+		{"flag limit, no price", src, 5, "box"},
+		{"study limit, no price", strings.Replace(src, "max_turns = 6", "max_turns = 6\n  cost_limit = 5", 1), 0, "box"},
+		{"no limit", src, 0, ""},
+		{"limit, priced", estimateStudy, 5, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "est.hcl")
+			if err := os.WriteFile(file, []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, plan := planOf(t, file)
+			if got := strings.Join(unpricedUnderLimit(s, plan, tt.flagLimit), ","); got != tt.want {
+				t.Errorf("unpricedUnderLimit = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

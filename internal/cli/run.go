@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -133,6 +134,10 @@ and the folder.
 				// A bar when stderr is a terminal, lines otherwise.
 				opts.Progress = g.stderr.bar()
 			}
+			if unpriced := unpricedUnderLimit(s, runs, limit); len(unpriced) > 0 {
+				fmt.Fprintf(g.stderr, "killchain: the cost limit cannot stop the runs of %s: no price, so they are recorded at $0; add a price block or name them in a pricing file (docs/cost.md)\n",
+					strings.Join(unpriced, ", "))
+			}
 			if est, err := estimateRuns(s, runs, ""); err == nil {
 				// The first runs of a study with a cost limit reserve this
 				// much each, until runs of their kind have cost something.
@@ -257,6 +262,29 @@ func liveConfig(m *study.Model, s *study.Study) models.Config {
 	cfg := modelConfig(m)
 	cfg.Concurrency = s.Concurrency
 	return cfg
+}
+
+// unpricedUnderLimit names the hosted models without a price that the runs
+// use, when a cost limit (--cost-limit, else the study's) is set: the limit
+// cannot stop what they spend.
+func unpricedUnderLimit(s *study.Study, runs []study.Run, flagLimit float64) []string {
+	if flagLimit <= 0 && s.CostLimit <= 0 {
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, n := range []string{r.ModelA, r.ModelB} {
+			m, ok := s.Model(n)
+			if !ok || seen[n] || !m.Hosted() || m.Price != nil {
+				continue
+			}
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // spendLine is the summary's cost line: what the study spent in all, its
