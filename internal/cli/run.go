@@ -288,7 +288,7 @@ func unpricedUnderLimit(s *study.Study, runs []study.Run, flagLimit float64) []s
 }
 
 // spendLine is the summary's cost line: what the study spent in all, its
-// limit, and the 429 answers met; "" for a study with no price, no limit
+// limit, and the 429 answers this start met; "" for a study with no price, no limit
 // and no rate limit.
 func spendLine(s *study.Study, sum runner.Summary) string {
 	priced := false
@@ -304,7 +304,12 @@ func spendLine(s *study.Study, sum runner.Summary) string {
 		parts = append(parts, p)
 	}
 	if sum.RateLimited > 0 {
-		parts = append(parts, plural.Count(sum.RateLimited, "rate-limit answer")+" (429)")
+		p := plural.Count(sum.RateLimited, "rate-limit answer") + " (429)"
+		if sum.Skipped > 0 {
+			// what was spent is the folder's; the 429s are this start's
+			p += " in this start"
+		}
+		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
 		return ""
