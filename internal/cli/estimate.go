@@ -90,11 +90,11 @@ func estimateRuns(s *study.Study, runs []study.Run, from string) (*estimate, err
 		if err != nil {
 			return nil, fmt.Errorf("--estimate-from: %w", err)
 		}
-		if seen == 0 {
-			return nil, fmt.Errorf("--estimate-from %s: no finished run that counted tokens to estimate from (scripted agents count none)", from)
-		}
 		e.basis = fmt.Sprintf("the mean tokens of %s in %s of the same task, models and condition (else task and condition, else task), at this study's prices",
 			plural.Count(seen, "finished run"), from)
+		if seen == 0 {
+			e.basis = fmt.Sprintf("%s (%s has no finished run that counted tokens; scripted agents count none)", promptBasis, from)
+		}
 	} else {
 		e.basis = promptBasis
 	}
@@ -151,7 +151,7 @@ func estimateRuns(s *study.Study, runs []study.Run, from string) (*estimate, err
 			e.usd += usd
 		}
 	}
-	if unmatched > 0 {
+	if unmatched > 0 && len(byTask) > 0 {
 		e.basis += fmt.Sprintf("; %s of tasks it has no counted run of, from %s", plural.Count(unmatched, "run"), promptBasis)
 	}
 	return e, nil

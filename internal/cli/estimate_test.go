@@ -76,26 +76,19 @@ func TestEstimateFromEarlierFolder(t *testing.T) {
 	scripted := results.Run{Task: "memory_poison", ModelA: "ref", Condition: "plain"}
 	hosted := results.Run{Task: "memory_poison", ModelA: "box", Condition: "plain", InputTokens: 100000, OutputTokens: 10000}
 	tests := []struct {
-		name        string
-		runs        []results.Run
-		wantUSD     float64 // box's estimate; 0: the prompt-size one
-		wantBasis   string
-		wantErrText string
+		name      string
+		runs      []results.Run
+		wantUSD   float64 // box's estimate; 0: the prompt-size one
+		wantBasis string
 	}{
 		{name: "hosted runs of the task", runs: []results.Run{scripted, hosted}, wantUSD: 0.28, wantBasis: "the mean tokens of 1 finished run"},
-		{name: "only scripted runs of the task", runs: []results.Run{scripted, scripted, hosted}[:2], wantErrText: "no finished run that counted tokens"},
+		{name: "only scripted runs", runs: []results.Run{scripted, scripted}, wantBasis: "has no finished run that counted tokens"},
 		{name: "no run of the task", runs: []results.Run{{Task: "tool_poison", ModelA: "box", Condition: "plain", InputTokens: 5, OutputTokens: 5}},
 			wantBasis: "1 run of tasks it has no counted run of, from prompt sizes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, err := estimateRuns(s, plan, writeEarlier(t, tt.runs...))
-			if tt.wantErrText != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErrText) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErrText)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
