@@ -124,6 +124,8 @@ func TestUnpricedUnderLimit(t *testing.T) {
 		{"study limit, no price", strings.Replace(src, "max_turns = 6", "max_turns = 6\n  cost_limit = 5", 1), 0, "box"},
 		{"no limit", src, 0, ""},
 		{"limit, priced", estimateStudy, 5, ""},
+		{"limit, unpriced classifier", strings.Replace(strings.Replace(estimateStudy, "max_turns = 6", "max_turns = 6\n  classifier = \"judge\"", 1),
+			"grid \"g\" {", "model \"judge\" {\n  provider = \"openai_compatible\"\n  name = \"j\"\n  base_url = \"http://127.0.0.1:9/v1\"\n}\ngrid \"g\" {\n  defenses = [\"none\", \"pi_detector\"]", 1), 5, "judge"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

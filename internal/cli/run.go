@@ -265,8 +265,9 @@ func liveConfig(m *study.Model, s *study.Study) models.Config {
 }
 
 // unpricedUnderLimit names the hosted models without a price that the runs
-// use, when a cost limit (--cost-limit, else the study's) is set: the limit
-// cannot stop what they spend.
+// use (their agents, a pi_detector's classifier, an adaptive attacker), when
+// a cost limit (--cost-limit, else the study's) is set: the limit cannot
+// stop what they spend.
 func unpricedUnderLimit(s *study.Study, runs []study.Run, flagLimit float64) []string {
 	if flagLimit <= 0 && s.CostLimit <= 0 {
 		return nil
@@ -274,7 +275,14 @@ func unpricedUnderLimit(s *study.Study, runs []study.Run, flagLimit float64) []s
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range runs {
-		for _, n := range []string{r.ModelA, r.ModelB} {
+		used := []string{r.ModelA, r.ModelB}
+		if d, ok := s.Defense(r.Defense); ok {
+			used = append(used, d.Classifier)
+		}
+		if a, ok := s.Attacker(r.Attacker); ok {
+			used = append(used, a.Model)
+		}
+		for _, n := range used {
 			m, ok := s.Model(n)
 			if !ok || seen[n] || !m.Hosted() || m.Price != nil {
 				continue
