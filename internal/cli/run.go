@@ -152,6 +152,10 @@ and the folder.
 			switch {
 			case errors.Is(err, runner.ErrCostLimit):
 				fmt.Fprintf(g.stdout, "study %s: %s; %d ran, %s → %s\n", s.Name, sum.CostStopped, sum.Ran, plural.Count(sum.Errors, "error"), sum.Output)
+				if sum.Spent == 0 {
+					// nothing measured yet: the run's cost was plan's guess
+					fmt.Fprintln(g.stdout, "no priced run has finished, so the next run's cost is the estimate from prompt sizes that `killchain plan` prints, not a measurement")
+				}
 				fmt.Fprintf(g.stdout, "stopped at the cost limit: raise it and continue with `killchain run --resume --cost-limit DOLLARS %s`\n", sum.Output)
 				return exitCode(exitCostLimit)
 			case errors.As(err, &fatal):
