@@ -68,7 +68,9 @@ func estimateRuns(s *study.Study, runs []study.Run, from string) (*estimate, err
 		byKey, byTaskCond, byTask = map[string]*acc{}, map[string]*acc{}, map[string]*acc{}
 		seen := 0
 		err := results.ReadRuns(filepath.Join(from, results.RunsFile), func(r results.Run) error {
-			if r.Error != "" {
+			// An errored run, and a run that counted no token (a scripted
+			// agent's), say nothing of what a hosted model will spend.
+			if r.Error != "" || r.InputTokens+r.OutputTokens == 0 {
 				return nil
 			}
 			seen++
@@ -88,16 +90,15 @@ func estimateRuns(s *study.Study, runs []study.Run, from string) (*estimate, err
 		if err != nil {
 			return nil, fmt.Errorf("--estimate-from: %w", err)
 		}
-		if seen == 0 {
-			return nil, fmt.Errorf("--estimate-from %s: no finished run to estimate from", from)
-		}
 		e.basis = fmt.Sprintf("the mean tokens of %s in %s of the same task, models and condition (else task and condition, else task), at this study's prices",
 			plural.Count(seen, "finished run"), from)
+		if seen == 0 {
+			e.basis = fmt.Sprintf("%s (%s has no finished run that counted tokens; scripted agents count none)", promptBasis, from)
+		}
 	} else {
-		e.basis = fmt.Sprintf("prompt sizes at about %d characters a token; per agent, one turn per tool it is offered plus one (at most max_turns), "+
-			"each resending the conversation, with a %d-character result per call and %d output tokens per turn (%d more with thinking); at this study's prices",
-			cost.CharsPerToken, estResultChars, estOutPerTurn, estThinkPerTurn)
+		e.basis = promptBasis
 	}
+	unmatched := 0 // runs of a task the earlier folder has no counted run of
 	mean := func(a *acc) cost.Tokens {
 		n := a.n
 		return cost.Tokens{Input: a.tok.Input / n, CachedInput: a.tok.CachedInput / n, CacheWrite: a.tok.CacheWrite / n, Output: a.tok.Output / n, Reasoning: a.tok.Reasoning / n}
@@ -124,13 +125,18 @@ func estimateRuns(s *study.Study, runs []study.Run, from string) (*estimate, err
 					break
 				}
 			}
-			if a != nil {
+			switch {
+			case a == nil && hostedRun(s, pr):
+				// never a silent $0: estimate it from its prompts.
+				unmatched++
+				tok, usd = promptEstimate(s, pr)
+			case a != nil:
 				tok = mean(a)
-			}
-			// runs.jsonl sums a run's tokens over its agents: a pair's
-			// are priced at the writer's price.
-			if m, ok := s.Model(pr.ModelA); ok && m.Price != nil {
-				usd = m.Price.Cost(tok)
+				// runs.jsonl sums a run's tokens over its agents: a
+				// pair's are priced at the writer's price.
+				if m, ok := s.Model(pr.ModelA); ok && m.Price != nil {
+					usd = m.Price.Cost(tok)
+				}
 			}
 		} else {
 			tok, usd = promptEstimate(s, pr)
@@ -145,7 +151,25 @@ func estimateRuns(s *study.Study, runs []study.Run, from string) (*estimate, err
 			e.usd += usd
 		}
 	}
+	if unmatched > 0 && len(byTask) > 0 {
+		e.basis += fmt.Sprintf("; %s of tasks it has no counted run of, from %s", plural.Count(unmatched, "run"), promptBasis)
+	}
 	return e, nil
+}
+
+// promptBasis is the basis of an estimate from prompt sizes.
+var promptBasis = fmt.Sprintf("prompt sizes at about %d characters a token; per agent, one turn per tool it is offered plus one (at most max_turns), "+
+	"each resending the conversation, with a %d-character result per call and %d output tokens per turn (%d more with thinking); at this study's prices",
+	cost.CharsPerToken, estResultChars, estOutPerTurn, estThinkPerTurn)
+
+// hostedRun reports whether a run has an agent of a hosted model.
+func hostedRun(s *study.Study, pr study.Run) bool {
+	for _, n := range []string{pr.ModelA, pr.ModelB} {
+		if m, ok := s.Model(n); ok && m.Hosted() {
+			return true
+		}
+	}
+	return false
 }
 
 // priceOf says how the models of a run are priced, and whether any has a

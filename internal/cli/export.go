@@ -16,8 +16,11 @@ func newExportCmd(g *globals) *cobra.Command {
 		Long: `export writes a study folder in another tool's format. Its one format today is
 Inspect AI's eval log: see export inspect --help and docs/inspect.md.`,
 		Example: `  killchain export inspect runs/smoke`,
-		Args:    argsBetween(1, 1),
+		Args:    argsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help() // as the other parent commands do
+			}
 			return usagef("unknown format %q: want inspect", args[0])
 		},
 	}

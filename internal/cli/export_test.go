@@ -46,3 +46,26 @@ func TestExportInspect(t *testing.T) {
 		t.Errorf("export csv: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// TestExportBare: export without a format prints its help, as the other
+// parent commands do (it said "export takes 1 argument, got 0"); a folder
+// in the format's place is an unknown format.
+func TestExportBare(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no format", []string{"export"}, exitOK, "killchain export inspect DIR"},
+		{"a folder for a format", []string{"export", "runs/smoke"}, exitUsage, `unknown format "runs/smoke": want inspect`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := killchain(tt.args...)
+			if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
+				t.Errorf("exit %d, want %d and %q:\n%s%s", code, tt.code, tt.want, stdout, stderr)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -133,6 +134,10 @@ and the folder.
 				// A bar when stderr is a terminal, lines otherwise.
 				opts.Progress = g.stderr.bar()
 			}
+			if unpriced := unpricedUnderLimit(s, runs, limit); len(unpriced) > 0 {
+				fmt.Fprintf(g.stderr, "killchain: the cost limit cannot stop the runs of %s: no price, so they are recorded at $0; add a price block or name them in a pricing file (docs/cost.md)\n",
+					strings.Join(unpriced, ", "))
+			}
 			if est, err := estimateRuns(s, runs, ""); err == nil {
 				// The first runs of a study with a cost limit reserve this
 				// much each, until runs of their kind have cost something.
@@ -147,6 +152,10 @@ and the folder.
 			switch {
 			case errors.Is(err, runner.ErrCostLimit):
 				fmt.Fprintf(g.stdout, "study %s: %s; %d ran, %s → %s\n", s.Name, sum.CostStopped, sum.Ran, plural.Count(sum.Errors, "error"), sum.Output)
+				if sum.Spent == 0 {
+					// nothing measured yet: the run's cost was plan's guess
+					fmt.Fprintln(g.stdout, "no priced run has finished, so the next run's cost is the estimate from prompt sizes that `killchain plan` prints, not a measurement")
+				}
 				fmt.Fprintf(g.stdout, "stopped at the cost limit: raise it and continue with `killchain run --resume --cost-limit DOLLARS %s`\n", sum.Output)
 				return exitCode(exitCostLimit)
 			case errors.As(err, &fatal):
@@ -255,8 +264,39 @@ func liveConfig(m *study.Model, s *study.Study) models.Config {
 	return cfg
 }
 
+// unpricedUnderLimit names the hosted models without a price that the runs
+// use (their agents, a pi_detector's classifier, an adaptive attacker), when
+// a cost limit (--cost-limit, else the study's) is set: the limit cannot
+// stop what they spend.
+func unpricedUnderLimit(s *study.Study, runs []study.Run, flagLimit float64) []string {
+	if flagLimit <= 0 && s.CostLimit <= 0 {
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		used := []string{r.ModelA, r.ModelB}
+		if d, ok := s.Defense(r.Defense); ok {
+			used = append(used, d.Classifier)
+		}
+		if a, ok := s.Attacker(r.Attacker); ok {
+			used = append(used, a.Model)
+		}
+		for _, n := range used {
+			m, ok := s.Model(n)
+			if !ok || seen[n] || !m.Hosted() || m.Price != nil {
+				continue
+			}
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 // spendLine is the summary's cost line: what the study spent in all, its
-// limit, and the 429 answers met; "" for a study with no price, no limit
+// limit, and the 429 answers this start met; "" for a study with no price, no limit
 // and no rate limit.
 func spendLine(s *study.Study, sum runner.Summary) string {
 	priced := false
@@ -272,7 +312,12 @@ func spendLine(s *study.Study, sum runner.Summary) string {
 		parts = append(parts, p)
 	}
 	if sum.RateLimited > 0 {
-		parts = append(parts, plural.Count(sum.RateLimited, "rate-limit answer")+" (429)")
+		p := plural.Count(sum.RateLimited, "rate-limit answer") + " (429)"
+		if sum.Skipped > 0 {
+			// what was spent is the folder's; the 429s are this start's
+			p += " in this start"
+		}
+		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
 		return ""

@@ -110,6 +110,14 @@ func TestCostLimitStopsAndResumes(t *testing.T) {
 		}
 	})
 
+	t.Run("a limit below plan's guess of one run stops before any, saying the figure is a guess", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "tiny")
+		code, stdout, stderr := killchain(t, "run", "-q", "--output", dir, "--cost-limit", "0.0000001", writeStudy(t, costStudy(srv.URL, "")))
+		if code != 3 || !strings.Contains(stdout, "$0 spent") || !strings.Contains(stdout, "not a measurement") {
+			t.Errorf("exit %d, want 3 and the estimate called one:\n%s%s", code, stdout, stderr)
+		}
+	})
+
 	limit := total / 2
 	dir := filepath.Join(t.TempDir(), "limited")
 	file := writeStudy(t, costStudy(srv.URL, strconv.FormatFloat(limit, 'f', 8, 64)))

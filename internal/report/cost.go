@@ -71,7 +71,8 @@ func (t *costTally) add(r *results.Run) {
 // manifest: "scripted: $0", its price, or that it had none.
 func priceBasis(m results.Manifest, label string) string {
 	var parts []string
-	for _, name := range strings.Split(label, " → ") {
+	for _, name := range strings.Split(label, "→") { // modelLabel's writer→reader
+		name = strings.TrimSpace(name)
 		basis := "no price ($0 recorded)"
 		for _, info := range m.Models {
 			if info.Name != name {

@@ -120,6 +120,7 @@ func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
 	choice := resp.Choices[0]
 	msg := choice.Message
 	var thinking []string
+	fieldChars := 0 // thinking from a reasoning field, which the content does not hold
 	for _, f := range c.opts.ReasoningFields {
 		// Unknown fields are kept raw (the SDK marks them not Valid).
 		field, ok := msg.JSON.ExtraFields[f]
@@ -129,6 +130,7 @@ func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
 		var s string
 		if json.Unmarshal([]byte(field.Raw()), &s) == nil && s != "" {
 			thinking = append(thinking, s)
+			fieldChars = len(s)
 			break
 		}
 	}
@@ -144,6 +146,12 @@ func (c *Chat) reply(req agent.Request, resp *oai.ChatCompletion) agent.Reply {
 		Thinking:  strings.Join(thinking, "\n"),
 		Narration: narration,
 		Usage:     chatUsage(req, resp),
+	}
+	if r.Usage.Estimated {
+		// The thinking is output too: a reasoning field's text beside the
+		// content, an inline <think> block within it.
+		r.Usage.Output += estTokens(fieldChars)
+		r.Usage.Reasoning = estTokens(fieldChars + len(think))
 	}
 	turn := chat.Turn(req.Messages)
 	for i, tc := range msg.ToolCalls {
@@ -251,6 +259,11 @@ func EstimateUsage(req agent.Request, content string, calls []oai.ChatCompletion
 	for _, tc := range calls {
 		out += len(tc.Function.Name) + len(tc.Function.Arguments)
 	}
+	return agent.Usage{Input: estTokens(in), Output: estTokens(out), Estimated: true}
+}
+
+// estTokens is a text's token count at about four characters a token.
+func estTokens(chars int) int {
 	const perToken = 4
-	return agent.Usage{Input: (in + perToken - 1) / perToken, Output: (out + perToken - 1) / perToken, Estimated: true}
+	return (chars + perToken - 1) / perToken
 }

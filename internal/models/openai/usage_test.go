@@ -27,6 +27,35 @@ func TestChatUsage(t *testing.T) {
 		}
 		want(t, "usage", r.Usage, agent.Usage{Input: 6, Output: 3, Estimated: true})
 	})
+	// An estimate counts the thinking as output and as reasoning: a
+	// reasoning field's text beside the content, an inline <think> block
+	// within it (before, a reasoning field's thinking counted nothing).
+	thinkTests := []struct {
+		name    string
+		message string
+		want    agent.Usage
+	}{
+		{"reasoning field", `{"role":"assistant","content":"twelve chars","reasoning_content":"sixteen chars!!!"}`,
+			agent.Usage{Input: 6, Output: 7, Reasoning: 4, Estimated: true}},
+		{"inline think", `{"role":"assistant","content":"<think>eight ch</think>twelve chars"}`,
+			agent.Usage{Input: 6, Output: 9, Reasoning: 2, Estimated: true}},
+	}
+	for _, tt := range thinkTests {
+		t.Run("no usage object, thinking: "+tt.name, func(t *testing.T) {
+			body := `{"id":"chatcmpl-x","object":"chat.completion","created":1,"model":"m",` +
+				`"choices":[{"index":0,"message":` + tt.message + `,"finish_reason":"stop"}]}`
+			srv := fake.New(t, fake.Step{Body: body})
+			d, err := NewChat(Options{Model: "m", BaseURL: srv.URL + "/v1", Caller: testCaller(), ReasoningFields: []string{"reasoning_content"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := d.Generate(context.Background(), agent.Request{System: "sixteen chars!!!", Messages: []agent.Message{{Role: agent.RoleUser, Content: "eight ch"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want(t, "usage", r.Usage, tt.want)
+		})
+	}
 	t.Run("429 answers are counted on the reply", func(t *testing.T) {
 		srv := fake.New(t, fake.Step{Status: 429, Body: fake.Fixture("openai_ratelimit.json")}, fake.Step{Body: fake.Fixture("openai_chat_turn2.json")})
 		d, err := NewChat(Options{Model: "gpt-4o-mini", BaseURL: srv.URL + "/v1", Caller: testCaller()})
