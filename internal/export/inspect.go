@@ -72,12 +72,19 @@ func Inspect(ctx context.Context, dir string, opts InspectOptions) ([]string, er
 		return nil, fmt.Errorf("export inspect: %w", err)
 	}
 	names := newModelNames(man)
+	short := shortfall(man, groups)
 	var paths []string
 	for _, g := range groups {
 		if err := ctx.Err(); err != nil {
 			return paths, err
 		}
 		l := newLog(man, g, names)
+		if short != "" {
+			// A study stopped early (its cost limit, a refused key,
+			// Ctrl-C) is not a finished eval: Inspect shows it cancelled.
+			l.header.Status = "cancelled"
+			l.header.Metadata["killchain_incomplete"] = short
+		}
 		path := filepath.Join(opts.Out, l.fileName()+"."+opts.Format)
 		next := func() (*EvalSample, error) { return l.next(dir) }
 		if opts.Format == FormatEval {
@@ -91,6 +98,23 @@ func Inspect(ctx context.Context, dir string, opts InspectOptions) ([]string, er
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// shortfall says how far a study folder is from its plan ("" when every
+// planned run, or every run of the selection it ran, is recorded).
+func shortfall(man results.Manifest, groups []*group) string {
+	want := man.Planned
+	if man.Selection != nil {
+		want = man.Selection.Selected
+	}
+	got := 0
+	for _, g := range groups {
+		got += len(g.Runs)
+	}
+	if want <= 0 || got >= want {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d planned runs recorded; killchain run --resume DIR runs the rest", got, want)
 }
 
 // group is the runs of one task and model (or pair).

@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // delegation relay whose call pi_detector blocked, a single run that
 // noticed the canary (one of its thinking steps redacted, spending tokens
 // and reasoning tokens), a run that errored with a provider error, and a
-// reward-hack run.
+// reward-hack run. Its manifest plans these five runs.
 const fixture = "testdata/study"
 
 // exportFixture exports the fixture in format and returns the logs' paths.

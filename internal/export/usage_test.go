@@ -1,6 +1,9 @@
 package export
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/killchain/killchain/internal/agent"
@@ -116,5 +119,64 @@ func TestSampleListings(t *testing.T) {
 	w, _ := md["withheld_listings"].([]map[string]any)
 	if len(w) != 1 || w[0]["tool"] != "search" || w[0]["defense"] != "tool_pinning" || w[0]["step"] != 3 || w[0]["text"] != tr.Entries[3].Text {
 		t.Errorf("withheld_listings = %v", w)
+	}
+}
+
+// TestInspectIncomplete: a study folder holding fewer runs than its plan
+// (stopped at its cost limit, by a refused key, by Ctrl-C) exports as
+// cancelled logs that say how many runs are missing; a complete one, or
+// one holding every run of the selection it ran, as successful ones.
+func TestInspectIncomplete(t *testing.T) {
+	tests := []struct {
+		name     string
+		planned  int
+		selected int
+		want     string
+	}{
+		{"complete", 5, 0, "success"},
+		{"stopped early", 8, 0, "cancelled"},
+		{"selection complete", 390, 5, "success"},
+		{"selection stopped early", 390, 6, "cancelled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+				t.Fatal(err)
+			}
+			man, err := results.ReadManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			man.Planned = tt.planned
+			if tt.selected > 0 {
+				man.Selection = &results.SelectionRecord{Selected: tt.selected}
+			}
+			b, err := json.Marshal(man)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			paths, err := Inspect(t.Context(), dir, InspectOptions{Out: t.TempDir(), Format: FormatJSON})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range paths {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var l EvalLog
+				if err := json.Unmarshal(b, &l); err != nil {
+					t.Fatal(err)
+				}
+				_, flagged := l.Metadata["killchain_incomplete"]
+				if l.Status != tt.want || flagged != (tt.want == "cancelled") {
+					t.Errorf("%s: status %q, incomplete note %v; want %q", filepath.Base(p), l.Status, l.Metadata["killchain_incomplete"], tt.want)
+				}
+			}
+		})
 	}
 }
