@@ -75,11 +75,9 @@ func FindAny(text string) []string { return Pattern.FindAllString(text, -1) }
 // dropped or added) is c, never a foreign canary. With c empty (a clean run)
 // every canary-shaped string is foreign.
 func Foreign(text, c string) []string {
-	if !mayHoldWritten(text) {
-		return nil
-	}
 	var out []string
-	for _, m := range nearRE.FindAllString(text, -1) {
+	for _, loc := range writtenAt(text) {
+		m := text[loc[0]:loc[1]]
 		if c != "" && nearMiss(m, c) {
 			continue
 		}
@@ -103,10 +101,7 @@ func nearMiss(m, c string) bool {
 // containsWritten looks for c written out, exactly or, whole and bounded,
 // with one hex digit misheard, dropped or added, or in lower case.
 func containsWritten(text, c string) bool {
-	if !mayHoldWritten(text) {
-		return false
-	}
-	for _, loc := range nearRE.FindAllStringIndex(text, -1) {
+	for _, loc := range writtenAt(text) {
 		end := loc[1]
 		if end < len(text) && isHexOrWord(text[end]) {
 			continue // part of a longer token
@@ -118,25 +113,34 @@ func containsWritten(text, c string) bool {
 	return false
 }
 
-// mayHoldWritten reports whether text can hold the canary prefix in any
-// case: the case-insensitive patterns have no literal prefix the regexp
-// engine can search for, so without this gate every text an agent sees or
-// writes was backtracked through at every byte. It looks for "ECRET-" in
-// any case (no other character folds to E, C, R or T; the S, which the
-// long s folds to, is left to the patterns).
-func mayHoldWritten(text string) bool {
+// writtenAt returns the spans of text that nearRE matches, as
+// nearRE.FindAllStringIndex would, without running the pattern over the
+// whole text: a case-insensitive pattern has no literal prefix the regexp
+// engine can search for, so every text an agent sees or writes was
+// backtracked through at every byte. It looks for "ECRET-" in any case (no
+// other character folds to E, C, R or T) and matches the pattern in a
+// window around each: the S before it (or the two bytes of a long s, which
+// folds to S) and at most nine digits after it.
+func writtenAt(text string) [][2]int {
 	const tail = "ECRET-"
-	for i := 0; ; {
+	var out [][2]int
+	end := 0 // where the last match ended: matches do not overlap
+	for i := 0; i < len(text); i++ {
 		j := strings.IndexByte(text[i:], '-')
 		if j < 0 {
-			return false
+			break
 		}
 		i += j
-		if i >= len(tail)-1 && strings.EqualFold(text[i-len(tail)+1:i+1], tail) {
-			return true
+		if i < len(tail)-1 || !strings.EqualFold(text[i-len(tail)+1:i+1], tail) {
+			continue
 		}
-		i++
+		ws, we := max(end, i-len(tail)-2), min(len(text), i+10)
+		if loc := nearRE.FindStringIndex(text[ws:we]); loc != nil {
+			out = append(out, [2]int{ws + loc[0], ws + loc[1]})
+			end = ws + loc[1]
+		}
 	}
+	return out
 }
 
 func isHexOrWord(b byte) bool {

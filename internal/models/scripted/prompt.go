@@ -3,6 +3,7 @@ package scripted
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/tools"
@@ -27,8 +28,38 @@ var (
 	narrateRE = regexp.MustCompile(`(?i)narrat|before (?:each|every|any) (?:tool )?(?:call|action|step)|(?:say|describe|explain|state) (?:in visible text )?what you (?:are|were) (?:about|going) to do`)
 )
 
+// briefs remembers the briefs of recent prompts: an agent's prompt is the
+// same at every step of its run, and often across the runs of a cell, and
+// parsing it was most of what a scripted reply cost.
+var briefs struct {
+	sync.Mutex
+	m map[string]brief
+}
+
+// maxBriefs bounds the remembered briefs; the map starts afresh when full.
+const maxBriefs = 512
+
 // readBrief parses a role prompt.
 func readBrief(prompt string) brief {
+	briefs.Lock()
+	b, ok := briefs.m[prompt]
+	briefs.Unlock()
+	if ok {
+		return b
+	}
+	b = parseBrief(prompt)
+	briefs.Lock()
+	if briefs.m == nil || len(briefs.m) >= maxBriefs {
+		briefs.m = make(map[string]brief, maxBriefs)
+	}
+	briefs.m[prompt] = b
+	briefs.Unlock()
+	return b
+}
+
+// parseBrief parses a role prompt: the arguments of its reads, its
+// recipient and any hand-off.
+func parseBrief(prompt string) brief {
 	var b brief
 	instr, handoff := splitHandoff(prompt)
 	b.instr, b.handoff = instr, handoff
