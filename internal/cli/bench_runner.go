@@ -29,6 +29,7 @@ type benchRunnerFlags struct {
 	maxConcurrency           int
 	asJSON                   bool
 	cpuProfile               string
+	resultsDir               string
 }
 
 func newBenchRunnerCmd(g *globals) *cobra.Command {
@@ -70,6 +71,7 @@ model --model); --latency then only labels the output.`,
 	fl.StringVar(&f.model, "model", "", "with --base-url: the server's model name")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "the model block's max_concurrency (0: the study default)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fl.StringVar(&f.resultsDir, "results-dir", "", "make the passes' study folders in `DIR` (default: the temporary folder, where --sandbox local also makes its sandboxes)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the pass at --concurrency to this file (go tool pprof reads it)")
 	return cmd
 }
@@ -137,7 +139,7 @@ func (f *benchRunnerFlags) run(cmd *cobra.Command, g *globals) error {
 		// keeps the lowest limit it was given.
 		lim := limits.NewLimiter(liveConfig(s.Models[0], s).Limit(), 0)
 		return runbench.Run(ctx, runbench.Options{Study: s, Backend: be.Backend, Logger: log, Progress: io.Discard,
-			Models: modelFactory(log, sec, s, models.WithLimiter(lim))})
+			Models: modelFactory(log, sec, s, models.WithLimiter(lim)), ResultsDir: f.resultsDir})
 	}
 	p1, err := pass(one)
 	if err != nil {

@@ -38,6 +38,10 @@ type Options struct {
 	// Progress, when set, receives the runner's progress output, as a
 	// study's would (io.Discard keeps its cost without its text).
 	Progress io.Writer
+	// ResultsDir is the folder the pass's study folder is made in (and
+	// removed from); empty: the system's temporary folder. Its file
+	// system's fsyncs are part of what a run costs.
+	ResultsDir string
 }
 
 // Breakdown is where a run's time went, as the mean per run.
@@ -77,7 +81,7 @@ func Run(ctx context.Context, opts Options) (Pass, error) {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	dir, err := os.MkdirTemp("", "killchain-bench-runner-")
+	dir, err := os.MkdirTemp(opts.ResultsDir, "killchain-bench-runner-")
 	if err != nil {
 		return Pass{}, fmt.Errorf("bench runner: %w", err)
 	}
