@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/killchain/killchain/internal/attacker"
 	"github.com/killchain/killchain/internal/attacks"
-	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
@@ -50,16 +48,14 @@ func (r *Runner) adaptiveCells(selected []study.Run) (flat []study.Run, cells []
 
 // rounds is what the adaptive cells share while they run.
 type rounds struct {
-	w        *results.Writer
-	canaries *canary.Set
-	money    *spend        // the study's cost limit, shared with every run
-	sem      chan struct{} // the study's concurrency, shared by every cell's runs
-	done     map[string]results.Run
-	logged   map[string]map[int]results.AttackerRound
+	// rec records the rounds' runs as the plan's are, with a progress of
+	// its own whose total is the most runs the cells can record.
+	rec    recorder
+	sem    chan struct{} // the study's concurrency, shared by every cell's runs
+	done   map[string]results.Run
+	logged map[string]map[int]results.AttackerRound
 
-	mu   sync.Mutex // sum and the attacker file
-	sum  *Summary
-	prog *Progress // nil for none; its total is the most runs the cells can record
+	mu sync.Mutex // the attacker file
 }
 
 // runCells runs the adaptive cells, each its rounds in order, the cells
@@ -67,11 +63,12 @@ type rounds struct {
 // tracker, verifier, retries) and at most the study's concurrency run at
 // once. A resumed study finds each round's payloads in attacker.jsonl
 // and its finished runs in runs.jsonl, and runs only what is missing.
-func (r *Runner) runCells(ctx context.Context, cells []*cell, w *results.Writer, canaries *canary.Set, money *spend, sum *Summary) error {
+func (r *Runner) runCells(ctx context.Context, cells []*cell, rec recorder) error {
 	if len(cells) == 0 {
 		return nil
 	}
-	st := &rounds{w: w, canaries: canaries, money: money, sem: make(chan struct{}, max(1, r.study.Concurrency)), sum: sum,
+	rec.prog = nil
+	st := &rounds{rec: rec, sem: make(chan struct{}, max(1, r.study.Concurrency)),
 		done: map[string]results.Run{}, logged: map[string]map[int]results.AttackerRound{}}
 	err := results.ReadRuns(filepath.Join(r.opts.Output, results.RunsFile), func(run results.Run) error {
 		if run.Adaptive != nil {
@@ -102,8 +99,8 @@ func (r *Runner) runCells(ctx context.Context, cells []*cell, w *results.Writer,
 			}
 			bound += len(c.runs0) + c.atk.Rounds*c.atk.Payloads*reps
 		}
-		st.prog = NewProgress(r.opts.Progress, bound)
-		defer st.prog.Finish()
+		st.rec.prog = NewProgress(r.opts.Progress, bound)
+		defer st.rec.prog.Finish()
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cells {
@@ -166,33 +163,37 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 		if round > 0 {
 			ar, ok := st.logged[c.key][round]
 			if !ok {
-				if st.money.budget.Reached() {
+				if st.rec.money.budget.Reached() {
 					// The study's cost limit: no new round, the cell is
 					// continued by --resume.
 					return nil
 				}
-				if c.atk.MaxCost > 0 && paid >= c.atk.MaxCost {
-					ar = results.AttackerRound{Loop: c.key, Grid: run0.Grid, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Round: round, Stopped: "cost"}
-					log.Warn("cell stopped: the attacker's cost budget is spent", "round", round, "cost", paid, "max_cost", c.atk.MaxCost)
-					st.count(func(s *Summary) { s.Stopped++ })
-					return st.append(r.opts.Output, ar)
+				// "cost" when the attacker's cost budget is spent, "budget"
+				// when its token budget is: the cell stops before this round.
+				stop := ""
+				switch {
+				case c.atk.MaxCost > 0 && paid >= c.atk.MaxCost:
+					stop = "cost"
+				case c.atk.MaxTokens > 0 && spent >= c.atk.MaxTokens:
+					stop = "budget"
 				}
-				if c.atk.MaxTokens > 0 && spent >= c.atk.MaxTokens {
-					ar = results.AttackerRound{Loop: c.key, Grid: run0.Grid, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Round: round, Stopped: "budget"}
-					log.Warn("cell stopped: the attacker's token budget is spent", "round", round, "tokens", spent, "max_tokens", c.atk.MaxTokens)
-					st.count(func(s *Summary) { s.Stopped++ })
+				if stop != "" {
+					ar = results.AttackerRound{Loop: c.key, Grid: run0.Grid, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Round: round, Stopped: stop}
+					log.Warn("cell stopped: the attacker's budget is spent", "round", round, "stopped", stop,
+						"tokens", spent, "max_tokens", c.atk.MaxTokens, "cost", paid, "max_cost", c.atk.MaxCost)
+					st.rec.count(func(s *Summary) { s.Stopped++ })
 					return st.append(r.opts.Output, ar)
 				}
 				// The attacker's calls are booked like a run's, at what the
 				// cell's last round cost, so the study's limit stops them too.
-				est, ok := st.money.budget.Reserve(func() float64 { return lastCost }, func() bool { return ctx.Err() != nil })
+				est, ok := st.rec.money.budget.Reserve(func() float64 { return lastCost }, func() bool { return ctx.Err() != nil })
 				if !ok {
 					return nil // the cost limit, or interrupted: --resume goes on
 				}
 				p, perr := prop.Propose(ctx, attacker.Turn{Round: round, Payloads: c.atk.Payloads, Mode: mode, Goal: goal, Surface: surface, History: hist})
 				ar = roundRecord(c, run0.Grid, round, p)
 				ar.Cost = r.attackerCost(c.atk.Model, ar)
-				st.money.budget.Settle(est, ar.Cost)
+				st.rec.money.budget.Settle(est, ar.Cost)
 				lastCost = ar.Cost
 				if ctx.Err() != nil {
 					return nil // interrupted: the round is proposed again on resume
@@ -220,7 +221,7 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 			}
 			if ar.Stopped != "" {
 				log.Info("cell stopped earlier", "round", round, "stopped", ar.Stopped)
-				st.count(func(s *Summary) { s.Stopped++ })
+				st.rec.count(func(s *Summary) { s.Stopped++ })
 				return nil
 			}
 			spent += ar.Tokens()
@@ -236,7 +237,7 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 		if err != nil || ctx.Err() != nil {
 			return err
 		}
-		if st.money.budget.Reached() {
+		if st.rec.money.budget.Reached() {
 			// Some of the round's runs did not start: the cell waits for
 			// --resume rather than learning from half a round.
 			return nil
@@ -257,7 +258,7 @@ func roundRecord(c *cell, grid string, round int, p attacker.Proposal) results.A
 	ar := results.AttackerRound{Loop: c.key, Grid: grid, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Round: round, Asked: c.atk.Payloads,
 		Payloads: []results.AttackerPayload{}}
 	for _, pl := range p.Payloads {
-		ar.Payloads = append(ar.Payloads, results.AttackerPayload{ID: pl.ID, Family: pl.Family, Text: pl.Text, Encodings: pl.Encodings, Parent: pl.Parent})
+		ar.Payloads = append(ar.Payloads, results.AttackerPayload(pl))
 	}
 	for _, a := range p.Asks {
 		ar.Asks = append(ar.Asks, results.AttackerAsk{Prompt: a.Prompt, Reply: a.Reply, InputTokens: a.Usage.Input, OutputTokens: a.Usage.Output, Problem: a.Problem})
@@ -272,7 +273,7 @@ func (r *Runner) roundRuns(run0 study.Run, ar results.AttackerRound) ([]attacker
 	var ids, parents []string
 	var atks []attacks.Attack
 	for _, p := range ar.Payloads {
-		pl := attacker.Payload{ID: p.ID, Family: p.Family, Text: p.Text, Encodings: p.Encodings, Parent: p.Parent}
+		pl := attacker.Payload(p)
 		a, err := pl.Attack()
 		if err != nil {
 			return nil, nil, err
@@ -310,7 +311,7 @@ func (r *Runner) runRound(ctx context.Context, c *cell, st *rounds, runs []study
 	for i, pr := range runs {
 		if prev, ok := st.done[pr.RunID]; ok && (prev.Error == "" || !r.reruns(kindOf(prev))) {
 			recs[i] = prev
-			st.count(func(s *Summary) { s.Skipped++ })
+			st.rec.count(func(s *Summary) { s.Skipped++ })
 			continue
 		}
 		g.Go(func() error {
@@ -341,80 +342,23 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 		if task, ok := r.study.Tasks.Get(pr.Task); ok {
 			rec.Family = task.Family()
 		}
-		if err := results.Write[tracker.Event](st.w, rec, nil, &results.Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant,
+		if err := results.Write[tracker.Event](st.rec.w, rec, nil, &results.Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant,
 			Condition: pr.Condition, Defense: pr.Defense, Error: rec.Error}); err != nil {
 			return rec, fmt.Errorf("record %s: %w", pr.RunID, err)
 		}
-		st.count(func(s *Summary) { s.Ran++; s.Errors++; s.Rounds++; s.AttackerErrors++ })
-		st.recorded(true)
+		st.rec.count(func(s *Summary) { s.Ran++; s.Errors++; s.Rounds++; s.AttackerErrors++ })
+		if st.rec.prog != nil {
+			st.rec.prog.Done(true)
+		}
 		return rec, nil
 	}
-	est, ok := st.money.reserve(ctx, pr)
+	est, ok := st.rec.money.reserve(ctx, pr)
 	if !ok {
 		// The study's cost limit: the run is not started, nor recorded.
 		return results.Run{}, nil
 	}
-	recorded := false
-	defer func() {
-		if !recorded {
-			st.money.budget.Release(est)
-		}
-	}()
-	out, err := r.attempt(ctx, pr, st.canaries, func() {
-		st.count(func(s *Summary) { s.Retried++ })
-		if st.prog != nil {
-			st.prog.Retried()
-		}
-	})
-	if err != nil {
-		return results.Run{}, err
-	}
-	if ctx.Err() != nil && out.run.Error != "" {
-		return out.run, nil // interrupted: left for --resume
-	}
-	out.run.Adaptive = ad
-	events := out.events
-	if out.run.Error != "" {
-		events = nil
-		r.log.Warn("run failed", "run", pr.RunID, "attempts", out.run.Attempts, "kind", out.run.ErrorKind, "error", out.run.Error)
-	}
-	if err := results.Write(st.w, out.run, events, out.transcript); err != nil {
-		return out.run, fmt.Errorf("record %s: %w", pr.RunID, err)
-	}
-	recorded = true
-	st.money.settle(pr, est, out.run)
-	if st.prog != nil {
-		st.prog.Cost(out.run.Cost, out.run.RateLimited)
-	}
-	st.count(func(s *Summary) {
-		s.RateLimited += out.run.RateLimited
-		s.Ran++
-		if pr.Round > 0 {
-			s.Rounds++
-		}
-		if out.run.Error != "" {
-			s.Errors++
-		}
-	})
-	st.recorded(out.run.Error != "")
-	if out.fatal {
-		// A refused key or a missing model dooms every later run.
-		return out.run, &FatalError{Run: pr.RunID, Err: errors.New(out.run.Error)}
-	}
-	return out.run, nil
-}
-
-func (st *rounds) count(f func(*Summary)) {
-	st.mu.Lock()
-	f(st.sum)
-	st.mu.Unlock()
-}
-
-// recorded reports a recorded run to the progress.
-func (st *rounds) recorded(errored bool) {
-	if st.prog != nil {
-		st.prog.Done(errored)
-	}
+	run, _, err := r.runReserved(ctx, &st.rec, pr, est, ad)
+	return run, err
 }
 
 func (st *rounds) append(dir string, ar results.AttackerRound) error {

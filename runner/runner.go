@@ -298,6 +298,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		}
 	}
 	var smu sync.Mutex
+	rc := &recorder{w: w, canaries: &canaries, money: money, mu: &smu, sum: &sum, prog: prog}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, r.study.Concurrency))
 	// A run takes its slot before it reserves its cost, so that the
@@ -319,69 +320,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			break
 		}
 		g.Go(func() error {
-			recorded := false
 			defer func() { <-slots }()
-			defer func() {
-				if !recorded {
-					money.budget.Release(est)
-				}
-			}()
-			if gctx.Err() != nil {
-				return nil
-			}
-			began := time.Now()
-			out, err := r.attempt(gctx, pr, &canaries, func() {
-				smu.Lock()
-				sum.Retried++
-				smu.Unlock()
-				if prog != nil {
-					prog.Retried()
-				}
-			})
-			if err != nil {
-				return err
-			}
-			if gctx.Err() != nil && out.run.Error != "" {
-				// Interrupted, not failed: leave it for --resume.
-				return nil
-			}
-			events := out.events
-			if out.run.Error != "" {
-				// An errored run is no outcome: its transcript keeps what
-				// happened, but its tracker events are not written, so that
-				// events.jsonl holds each run's events once, from its last try.
-				// Tries retried within the study left nothing but their error.
-				events = nil
-			}
-			writing := time.Now()
-			if err := results.Write(w, out.run, events, out.transcript); err != nil {
-				return fmt.Errorf("record %s: %w", pr.RunID, err)
-			}
-			if r.opts.Timed != nil {
-				r.opts.Timed(time.Since(began), time.Since(writing))
-			}
-			recorded = true
-			money.settle(pr, est, out.run)
-			if out.run.Error != "" {
-				r.log.Warn("run failed", "run", pr.RunID, "attempts", out.run.Attempts, "kind", out.run.ErrorKind, "error", out.run.Error)
-			}
-			smu.Lock()
-			sum.Ran++
-			sum.RateLimited += out.run.RateLimited
-			if out.run.Error != "" {
-				sum.Errors++
-			}
-			smu.Unlock()
-			if prog != nil {
-				prog.Cost(out.run.Cost, out.run.RateLimited)
-				prog.Done(out.run.Error != "")
-			}
-			if out.fatal {
-				// A refused key or a missing model dooms every later run:
-				// stop the study now (runs in flight are left for --resume).
-				return &FatalError{Run: pr.RunID, Err: errors.New(out.run.Error)}
-			}
-			return nil
+			_, _, err := r.runReserved(gctx, rc, pr, est, nil)
+			return err
 		})
 	}
 	err = g.Wait()
@@ -389,7 +330,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		prog.Finish()
 	}
 	if err == nil && ctx.Err() == nil {
-		err = r.runCells(ctx, cells, w, &canaries, money, &sum)
+		err = r.runCells(ctx, cells, *rc)
 	}
 	if sn, ok := r.backend.(snapshotter); ok {
 		// Snapshots are made as tasks first run: record their digests now.
