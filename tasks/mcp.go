@@ -171,14 +171,14 @@ func (d *decoder) checkMCP(t *Task) {
 	}
 	for i, tl := range t.Tools {
 		bc := d.tools[i]
-		if _, ok := t.ServerOf(tl.Name); !ok && (tl.RugPull != "" || tl.Shadows != "") {
+		own, mcp := t.ServerOf(tl.Name)
+		if !mcp && (tl.RugPull != "" || tl.Shadows != "") {
 			attr := "rug_pull"
 			if tl.RugPull == "" {
 				attr = "shadows"
 			}
 			d.l.Errorf(bc.Rng(attr), "Not an MCP tool", "Tool %q has %s, which only an MCP server serves; name it in a server block of an MCP task.", tl.Name, attr)
 		}
-		own, mcp := t.ServerOf(tl.Name)
 		if tl.Shadows != "" && mcp {
 			d.checkShadows(t, tl, own, bc)
 		}

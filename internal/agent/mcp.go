@@ -316,6 +316,7 @@ func (c *Config) checkListed(ctx context.Context, s *mcpSession, sp tools.Spec, 
 			var err error
 			v, err = chk.CheckListing(ctx, s.server.Name, sp)
 			res.Usage.Add(v.Usage)
+			res.DefenseUsage.Add(v.Usage)
 			if err != nil {
 				return false, &RunError{Kind: errkind.Defense, Err: fmt.Errorf("%s: %w", d.Name(), err)}
 			}

@@ -36,14 +36,14 @@ var _ Caller = (*toolbox.Box)(nil)
 
 // Servers serves one run's MCP servers over its tools.
 type Servers struct {
-	box     Caller
-	servers []sandbox.MCPServer
-	defs    map[string]sandbox.ToolDef
+	box  Caller
+	env  sandbox.Env
+	defs map[string]sandbox.ToolDef
 }
 
 // New returns the MCP servers of an environment over box.
 func New(box Caller, env sandbox.Env) *Servers {
-	s := &Servers{box: box, servers: env.MCP, defs: map[string]sandbox.ToolDef{}}
+	s := &Servers{box: box, env: env, defs: map[string]sandbox.ToolDef{}}
 	for _, d := range env.Tools {
 		s.defs[d.Name] = d
 	}
@@ -94,7 +94,7 @@ func (s *Servers) Open(ctx context.Context, name, agent string) (io.ReadWriteClo
 
 // server builds the SDK server of one session.
 func (s *Servers) server(name, agent string) (*mcp.Server, error) {
-	def, ok := s.find(name)
+	def, ok := s.env.MCPServer(name)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNoServer, name)
 	}
@@ -122,15 +122,6 @@ func (s *Servers) server(name, agent string) (*mcp.Server, error) {
 	}
 	caps.ListChanged = true
 	return srv, nil
-}
-
-func (s *Servers) find(name string) (sandbox.MCPServer, bool) {
-	for _, sv := range s.servers {
-		if sv.Name == name {
-			return sv, true
-		}
-	}
-	return sandbox.MCPServer{}, false
 }
 
 // tool is a tool as the server lists it: a task tool's description (its
