@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -337,7 +338,7 @@ func (l *inspectLog) finish(samples []*EvalSample) {
 		if s.Error == nil {
 			completed++
 		}
-		for _, name := range sortedKeys(s.Scores) {
+		for _, name := range slices.Sorted(maps.Keys(s.Scores)) {
 			if !slices.Contains(order, name) {
 				order = append(order, name)
 			}
@@ -389,13 +390,4 @@ func mean(vals []EvalSampleScore) (float64, bool) {
 		}
 	}
 	return float64(n) / float64(len(vals)), true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

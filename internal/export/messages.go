@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/killchain/killchain/internal/agent"
@@ -55,7 +56,7 @@ func conversation(entries []agent.Entry, agents []results.AgentInfo, model func(
 	curKey := ""
 	notes := map[string][]map[string]any{} // defense notes by call id, until its tool message
 	assistant := func(e agent.Entry) *Message {
-		key := e.Pos + "/" + itoa(e.Step)
+		key := e.Pos + "/" + strconv.Itoa(e.Step)
 		if cur < 0 || curKey != key {
 			msgs = append(msgs, Message{Role: "assistant", Content: []Content{}, Model: ref(e).Model, Source: "generate", Metadata: meta(e)})
 			cur, curKey = len(msgs)-1, key
@@ -150,10 +151,4 @@ func tokens(u agent.Usage) ModelUsage {
 		m.CacheWrite = &n
 	}
 	return m
-}
-
-// itoa formats a small int.
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
