@@ -357,7 +357,7 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 		// The study's cost limit: the run is not started, nor recorded.
 		return results.Run{}, nil
 	}
-	run, _, err := r.runReserved(ctx, &st.rec, pr, est, ad)
+	run, _, err := r.runReserved(ctx, &st.rec, pr, est, ad, nil)
 	return run, err
 }
 

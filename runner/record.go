@@ -37,8 +37,11 @@ func (rc *recorder) count(f func(*Summary)) {
 // is replaced by the run's cost, or released when nothing was recorded.
 // It reports false when the study was interrupted before the run was
 // recorded (it is left for --resume). A provider answer that dooms every
-// later run is a *FatalError once the run is recorded.
-func (r *Runner) runReserved(ctx context.Context, rc *recorder, pr study.Run, est float64, adaptive *results.Adaptive) (results.Run, bool, error) {
+// later run is a *FatalError once the run is recorded. executed, when set,
+// is called once the run is done with its sandbox and models, before it is
+// written: the caller frees its slot there, so that the next run starts
+// while this one's record is being synced to disk.
+func (r *Runner) runReserved(ctx context.Context, rc *recorder, pr study.Run, est float64, adaptive *results.Adaptive, executed func()) (results.Run, bool, error) {
 	recorded := false
 	defer func() {
 		if !recorded {
@@ -55,6 +58,9 @@ func (r *Runner) runReserved(ctx context.Context, rc *recorder, pr study.Run, es
 			rc.prog.Retried()
 		}
 	})
+	if executed != nil {
+		executed()
+	}
 	if err != nil {
 		return results.Run{}, false, err
 	}

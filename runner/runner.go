@@ -300,10 +300,13 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var smu sync.Mutex
 	rc := &recorder{w: w, canaries: &canaries, money: money, mu: &smu, sum: &sum, prog: prog}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(1, r.study.Concurrency))
 	// A run takes its slot before it reserves its cost, so that the
 	// estimate is made when it can start, against the runs then in flight.
+	// It frees the slot once it is done with its sandbox and models, and
+	// its record is written beside the next run: up to concurrency runs
+	// in flight and as many being written.
 	slots := make(chan struct{}, max(1, r.study.Concurrency))
+	g.SetLimit(2 * cap(slots))
 	for _, pr := range todo {
 		select {
 		case slots <- struct{}{}:
@@ -320,8 +323,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			break
 		}
 		g.Go(func() error {
-			defer func() { <-slots }()
-			_, _, err := r.runReserved(gctx, rc, pr, est, nil)
+			free := sync.OnceFunc(func() { <-slots })
+			defer free()
+			_, _, err := r.runReserved(gctx, rc, pr, est, nil, free)
 			return err
 		})
 	}

@@ -71,8 +71,13 @@ type Pass struct {
 	// the simulated model server's included when it runs in-process:
 	// with Cores, whether the pass was bound by the machine, not by
 	// waiting.
-	CPU   time.Duration `json:"cpu_ns"`
-	Cores int           `json:"cores"`
+	CPU time.Duration `json:"cpu_ns"`
+	// Setup is the time from the study's start to its first run's, Finish
+	// from its last run's record to the study's end: the runner's own work
+	// outside every run (the plan, the results folder, the summary).
+	Setup  time.Duration `json:"setup_ns"`
+	Finish time.Duration `json:"finish_ns"`
+	Cores  int           `json:"cores"`
 }
 
 // Run executes the study into a temporary folder it removes afterwards and
@@ -99,6 +104,12 @@ func Run(ctx context.Context, opts Options) (Pass, error) {
 		Timed: func(wall, record time.Duration) {
 			m.runWall.Add(int64(wall))
 			m.record.Add(int64(record))
+			now := time.Now().UnixNano()
+			m.firstStart.CompareAndSwap(0, now-int64(wall))
+			for b := m.firstStart.Load(); now-int64(wall) < b && !m.firstStart.CompareAndSwap(b, now-int64(wall)); b = m.firstStart.Load() {
+			}
+			for e := m.lastEnd.Load(); now > e && !m.lastEnd.CompareAndSwap(e, now); e = m.lastEnd.Load() {
+			}
 		},
 	}
 	r, err := runner.New(opts.Study, ropts)
@@ -107,7 +118,8 @@ func Run(ctx context.Context, opts Options) (Pass, error) {
 	}
 	start, cpu0 := time.Now(), cpuTime()
 	sum, err := r.Run(ctx)
-	wall, cpu := time.Since(start), cpuTime()-cpu0
+	end := time.Now()
+	wall, cpu := end.Sub(start), cpuTime()-cpu0
 	if err != nil {
 		return Pass{}, err
 	}
@@ -125,6 +137,10 @@ func Run(ctx context.Context, opts Options) (Pass, error) {
 	p.RunWall = mean(&m.runWall)
 	p.Time = Breakdown{Model: mean(&m.model), Tools: mean(&m.tools), Start: mean(&m.start), State: mean(&m.state),
 		Stop: mean(&m.stop), Record: mean(&m.record)}
+	if f := m.firstStart.Load(); f > 0 {
+		p.Setup = time.Duration(max(0, f-start.UnixNano()))
+		p.Finish = time.Duration(max(0, end.UnixNano()-m.lastEnd.Load()))
+	}
 	p.Time.Other = max(0, p.RunWall-p.Time.Model-p.Time.Tools-p.Time.Start-p.Time.State-p.Time.Stop-p.Time.Record)
 	return p, nil
 }
@@ -173,6 +189,8 @@ func (r Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "ideal at %d: %.2fs (%.1f runs/s)  measured %.2fs  ratio %.2f\n",
 		r.Many.Concurrency, r.Ideal.Seconds(), r.IdealRunsPerSec, r.Many.Wall.Seconds(), r.Ratio)
 	fmt.Fprintf(w, "a run's own wall time at %d ÷ at 1: %.2f\n", r.Many.Concurrency, r.RunWallX)
+	fmt.Fprintf(w, "outside every run at %d: %s before the first run started, %s after the last one was recorded\n",
+		r.Many.Concurrency, ms(r.Many.Setup), ms(r.Many.Finish))
 	fmt.Fprintf(w, "where a run's time goes (mean per run, share of its wall time):\n")
 	fmt.Fprintf(w, "  %-14s %18s %18s\n", "", "at 1", fmt.Sprintf("at %d", r.Many.Concurrency))
 	rows := []struct {
@@ -218,6 +236,7 @@ func cpuTime() time.Duration {
 type meter struct {
 	calls                                             atomic.Int64
 	model, tools, start, state, stop, record, runWall atomic.Int64
+	firstStart, lastEnd                               atomic.Int64 // Unix ns: the first run's start, the last run's record
 }
 
 func since(v *atomic.Int64, t time.Time) { v.Add(int64(time.Since(t))) }

@@ -25,7 +25,9 @@ import (
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
-// Backend opens local sandboxes under Root (the system temp folder when empty).
+// Backend opens local sandboxes under Root; when empty, a task's without a
+// shell in memory (/dev/shm) where it is usable and TMPDIR is unset, else
+// in the system temp folder (root.go).
 type Backend struct {
 	Root string
 	// Synthesizer and Transcriber, when both are set, give the backend the
@@ -124,7 +126,7 @@ func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, e
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
 	}
-	top, err := os.MkdirTemp(b.Root, "killchain-"+env.Run+"-")
+	top, err := os.MkdirTemp(b.root(env.Shell), "killchain-"+env.Run+"-")
 	if err != nil {
 		return nil, fmt.Errorf("local sandbox: %w", err)
 	}

@@ -116,16 +116,20 @@ func (b *Box) Prepare(env sandbox.Env) error {
 			return fmt.Errorf("prepare %s: %w", rel, err)
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(b.Dir, "state"), 0o755); err != nil {
-		return fmt.Errorf("prepare state: %w", err)
-	}
+	// The state folder and its stores are made when first written: a
+	// missing store reads as empty, and a run that seeds no memory and
+	// carries out nothing makes no file (each file made and removed again
+	// is what a run's sandbox costs on a disk). A store the snapshot
+	// already holds is replaced by the run's seeds, even when none.
 	mem := make([]sandbox.Record, 0, len(env.Memory))
 	for _, r := range env.Memory {
 		r.Author = "seed"
 		mem = append(mem, r)
 	}
-	if err := b.saveMemory(mem); err != nil {
-		return err
+	if _, err := os.Lstat(filepath.Join(b.Dir, MemoryFile)); len(mem) > 0 || !errors.Is(err, fs.ErrNotExist) {
+		if err := b.saveMemory(mem); err != nil {
+			return err
+		}
 	}
 	b.acquire(context.Background())
 	defer b.release()

@@ -2,8 +2,8 @@ package scripted
 
 import (
 	"regexp"
+	"slices"
 	"strings"
-	"sync"
 )
 
 // DirectivePattern matches a line (or sentence) that looks like an
@@ -46,39 +46,7 @@ const spokenAddress = `(?i)\b[a-z0-9]+(?:\s+(?:dash|dot|underscore)\s+[a-z0-9]+)
 // are remembered: the same page and note lines come back in every run and
 // every turn of a study, and the pattern is the scripted agents' largest
 // cost when hundreds of runs are in flight.
-func IsDirective(line string) bool {
-	if len(line) > memoLine {
-		return DirectivePattern.MatchString(line)
-	}
-	memo.RLock()
-	v, ok := memo.m[line]
-	memo.RUnlock()
-	if ok {
-		return v
-	}
-	v = DirectivePattern.MatchString(line)
-	memo.Lock()
-	if memo.bytes+len(line) > memoBytes {
-		memo.m, memo.bytes = map[string]bool{}, 0
-	}
-	memo.m[line] = v
-	memo.bytes += len(line)
-	memo.Unlock()
-	return v
-}
-
-// The memo of IsDirective keeps lines up to memoLine bytes, memoBytes in
-// all; it starts over when full.
-const (
-	memoLine  = 2048
-	memoBytes = 4 << 20
-)
-
-var memo = struct {
-	sync.RWMutex
-	m     map[string]bool
-	bytes int
-}{m: map[string]bool{}}
+func IsDirective(line string) bool { return directiveLines.get(line) }
 
 // DatamarkChars are the interleaving characters a spotlighting defense may
 // put in place of spaces; the agents read them as spaces.
@@ -92,7 +60,9 @@ var delimiterRE = regexp.MustCompile(`<</?[A-Za-z][\w-]*(?:\s[^<>\n]{0,60})?>>|Â
 // Normalize turns a tool result into plain text the agents can parse: it
 // removes delimiter markers, reads datamark characters as spaces, drops
 // the blank lines the markers leave and trims each line's right side.
-func Normalize(text string) string {
+func Normalize(text string) string { return normalized.get(text) }
+
+func normalize(text string) string {
 	text = delimiterRE.ReplaceAllString(text, "")
 	text = strings.Map(func(r rune) rune {
 		if strings.ContainsRune(DatamarkChars, r) {
@@ -140,6 +110,12 @@ type Parsed struct {
 // Parse splits normalized content into facts and directives. Blank lines
 // are kept as paragraph breaks in Facts.
 func Parse(text string) Parsed {
+	p := parsed.get(text)
+	// The remembered slices are shared: callers get their own.
+	return Parsed{Facts: slices.Clone(p.Facts), Directives: slices.Clone(p.Directives)}
+}
+
+func parse(text string) Parsed {
 	var p Parsed
 	for _, line := range strings.Split(text, "\n") {
 		if !IsDirective(line) {

@@ -3,7 +3,6 @@ package scripted
 import (
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/tools"
@@ -31,31 +30,9 @@ var (
 // briefs remembers the briefs of recent prompts: an agent's prompt is the
 // same at every step of its run, and often across the runs of a cell, and
 // parsing it was most of what a scripted reply cost.
-var briefs struct {
-	sync.Mutex
-	m map[string]brief
-}
-
-// maxBriefs bounds the remembered briefs; the map starts afresh when full.
-const maxBriefs = 512
-
-// readBrief parses a role prompt.
-func readBrief(prompt string) brief {
-	briefs.Lock()
-	b, ok := briefs.m[prompt]
-	briefs.Unlock()
-	if ok {
-		return b
-	}
-	b = parseBrief(prompt)
-	briefs.Lock()
-	if briefs.m == nil || len(briefs.m) >= maxBriefs {
-		briefs.m = make(map[string]brief, maxBriefs)
-	}
-	briefs.m[prompt] = b
-	briefs.Unlock()
-	return b
-}
+// readBrief parses a role prompt (remembered: every step of a run plans
+// from the same prompt).
+func readBrief(prompt string) brief { return briefs.get(prompt) }
 
 // parseBrief parses a role prompt: the arguments of its reads, its
 // recipient and any hand-off.

@@ -21,7 +21,7 @@ func TestBriefCache(t *testing.T) {
 				}
 			})
 		}
-		for i := range maxBriefs { // fill the cache so that it starts afresh
+		for i := range memoSize { // fill the cache so that it starts afresh
 			readBrief(fmt.Sprintf("filler prompt %d for filler@example.test", i))
 		}
 	}
