@@ -265,6 +265,7 @@ func (b *Backend) start(ctx context.Context, image string, labels map[string]str
 		return b.diagnose(id, streamErr, stderr)
 	})
 	s.Client = stream.Client{Conn: conn, Run: run, Limiter: b.limit, Timeout: b.opts.CallTimeout}
+	s.hj = &hj.HijackedResponse
 	b.track(s)
 	if _, err := b.cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
 		s.Close(ctx)

@@ -31,7 +31,8 @@ var (
 type Sandbox struct {
 	stream.Client
 	b    *Backend
-	id   string // container ID
+	hj   *client.HijackedResponse // the attach connection
+	id   string                   // container ID
 	name string
 	log  hclog.Logger
 
@@ -108,10 +109,33 @@ func oomPending(st *container.State, memoryMB int64) bool {
 func (s *Sandbox) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
+		s.endStdin(ctx)
 		s.Conn.Close()
 		s.closeErr = s.b.remove(ctx, s.id)
 		s.b.forget(s)
 		s.log.Debug("sandbox removed", "error", s.closeErr)
 	})
 	return s.closeErr
+}
+
+// exitWait bounds how long Close waits for the toolbox to exit on its own
+// once its stdin has ended (a call still in progress, such as a shell
+// command, holds it); then the container is killed.
+const exitWait = time.Second
+
+// endStdin ends the toolbox's stdin and waits up to exitWait for the
+// container to stop: the toolbox exits when its stdin ends, so removing
+// the container then kills nothing, which saves the daemon a kill through
+// the runtime on every run.
+func (s *Sandbox) endStdin(ctx context.Context) {
+	if s.hj == nil || s.hj.CloseWrite() != nil {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exitWait)
+	defer cancel()
+	wait := s.b.cli.ContainerWait(wctx, s.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	select {
+	case <-wait.Result:
+	case <-wait.Error:
+	}
 }

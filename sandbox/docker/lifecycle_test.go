@@ -255,3 +255,48 @@ func TestGC(t *testing.T) {
 		t.Errorf("after gc: %v", left)
 	}
 }
+
+// TestCloseEndsTheToolbox: closing a sandbox whose toolbox is idle ends its
+// stdin and the toolbox exits by itself (status 0), so that removing the
+// container kills nothing; one busy with a call past exitWait is killed.
+func TestCloseEndsTheToolbox(t *testing.T) {
+	b := newBackend(t, Options{})
+	study := uniqueStudy(t)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		busy bool
+	}{
+		{"idle", false},
+		{"busy past the wait", true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb, err := b.open(ctx, testEnv(study, "close-"+string(rune('a'+i))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sb.Close(ctx)
+			if tt.busy {
+				go sb.Probe(ctx, "sleep", 30) // holds the toolbox's loop
+				time.Sleep(200 * time.Millisecond)
+			}
+			start := time.Now()
+			sb.endStdin(ctx)
+			ins, err := b.cli.ContainerInspect(ctx, sb.id, client.ContainerInspectOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := ins.Container.State
+			if !tt.busy && (st.Running || st.ExitCode != 0) {
+				t.Errorf("after endStdin: running %v, exit code %d; want exited with 0", st.Running, st.ExitCode)
+			}
+			if tt.busy && (!st.Running || time.Since(start) < exitWait) {
+				t.Errorf("a busy toolbox: running %v after %v; want still running after %v", st.Running, time.Since(start), exitWait)
+			}
+			if err := sb.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
