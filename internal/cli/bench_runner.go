@@ -77,6 +77,7 @@ model --model); --latency then only labels the output.`,
 }
 
 func (f *benchRunnerFlags) run(cmd *cobra.Command, g *globals) error {
+	tuneStudyGC()
 	ctx := cmd.Context()
 	if f.runs < 1 || f.concurrency < 1 || f.atOne < 1 {
 		return usagef("--runs, --concurrency and --at-one must be at least 1")

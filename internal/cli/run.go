@@ -89,6 +89,7 @@ and the folder.
   killchain run --junit ci/junit.xml --baseline runs/ci-main hcl/ci.hcl`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			tuneStudyGC()
 			ctx := cmd.Context()
 			file := args[0]
 			if fi, err := os.Stat(file); err == nil && fi.IsDir() {
