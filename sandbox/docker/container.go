@@ -123,19 +123,18 @@ func (s *Sandbox) Close(ctx context.Context) error {
 // command, holds it); then the container is killed.
 const exitWait = time.Second
 
-// endStdin ends the toolbox's stdin and waits up to exitWait for the
-// container to stop: the toolbox exits when its stdin ends, so removing
-// the container then kills nothing, which saves the daemon a kill through
-// the runtime on every run.
+// endStdin ends the toolbox's stdin and waits up to exitWait for it to exit,
+// which ends the attach stream: the toolbox exits when its stdin ends, so
+// removing the container then kills nothing, which saves the daemon a kill
+// through the runtime on every run.
 func (s *Sandbox) endStdin(ctx context.Context) {
 	if s.hj == nil || s.hj.CloseWrite() != nil {
 		return
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exitWait)
-	defer cancel()
-	wait := s.b.cli.ContainerWait(wctx, s.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
 	select {
-	case <-wait.Result:
-	case <-wait.Error:
+	case <-s.Conn.Done():
+	case <-t.C:
 	}
 }

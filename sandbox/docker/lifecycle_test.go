@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/sandbox"
@@ -283,16 +284,27 @@ func TestCloseEndsTheToolbox(t *testing.T) {
 			}
 			start := time.Now()
 			sb.endStdin(ctx)
-			ins, err := b.cli.ContainerInspect(ctx, sb.id, client.ContainerInspectOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := ins.Container.State
-			if !tt.busy && (st.Running || st.ExitCode != 0) {
-				t.Errorf("after endStdin: running %v, exit code %d; want exited with 0", st.Running, st.ExitCode)
-			}
-			if tt.busy && (!st.Running || time.Since(start) < exitWait) {
-				t.Errorf("a busy toolbox: running %v after %v; want still running after %v", st.Running, time.Since(start), exitWait)
+			took := time.Since(start)
+			if tt.busy {
+				ins, err := b.cli.ContainerInspect(ctx, sb.id, client.ContainerInspectOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ins.Container.State.Running || took < exitWait {
+					t.Errorf("a busy toolbox: running %v after %v; want still running after %v", ins.Container.State.Running, took, exitWait)
+				}
+			} else {
+				wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				defer cancel()
+				wait := b.cli.ContainerWait(wctx, sb.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+				select {
+				case r := <-wait.Result:
+					if r.StatusCode != 0 || took >= exitWait {
+						t.Errorf("after endStdin (%v): exit code %d; want the toolbox to exit by itself with 0", took, r.StatusCode)
+					}
+				case err := <-wait.Error:
+					t.Fatal(err)
+				}
 			}
 			if err := sb.Close(ctx); err != nil {
 				t.Fatal(err)
