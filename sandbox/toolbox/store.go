@@ -117,7 +117,7 @@ func (b *Box) deleteRecord(agent, id, reason string) (string, *sandbox.Effect, e
 // memory reads the memory store; one the agent's commands broke is a tool
 // error (brokenStore), as for records.
 func (b *Box) memory() ([]sandbox.Record, error) {
-	var mem []sandbox.Record
+	mem := []sandbox.Record{} // a missing store is an empty one, as written
 	if err := readStore(filepath.Join(b.Dir, MemoryFile), "memory store", &mem); err != nil {
 		return nil, err
 	}

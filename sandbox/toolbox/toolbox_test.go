@@ -174,3 +174,46 @@ func TestPreparePhrases(t *testing.T) {
 		t.Errorf("phrase list written outside the state folder")
 	}
 }
+
+// TestPrepareMakesNoEmptyStore: a run that seeds no memory gets no memory
+// file (a file made and removed at every run is what a local sandbox costs
+// on a disk), and its state still reads an empty memory, written as [];
+// seeds, or a store already there, are written.
+func TestPrepareMakesNoEmptyStore(t *testing.T) {
+	tests := []struct {
+		name     string
+		memory   []sandbox.Record
+		existing bool // a memory store is there before Prepare
+		wantFile bool
+		wantJSON string
+	}{
+		{"no seeds", nil, false, false, `"memory":[]`},
+		{"seeds", []sandbox.Record{sandbox.TextRecord("k", "v", "")}, false, true, `"memory":[{`},
+		{"no seeds over a store", nil, true, true, `"memory":[]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.existing {
+				os.MkdirAll(filepath.Join(dir, "state"), 0o755)
+				os.WriteFile(filepath.Join(dir, MemoryFile), []byte(`[{"key":"old","value":"x","author":"seed"}]`), 0o644)
+			}
+			b := New(dir, nil)
+			if err := b.Prepare(sandbox.Env{Run: "r", Task: "t", Memory: tt.memory}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := os.Stat(filepath.Join(dir, MemoryFile))
+			if got := err == nil; got != tt.wantFile {
+				t.Errorf("memory file exists = %v, want %v", got, tt.wantFile)
+			}
+			st, err := b.State()
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := json.Marshal(st)
+			if !strings.Contains(string(data), tt.wantJSON) {
+				t.Errorf("state %s lacks %s", data, tt.wantJSON)
+			}
+		})
+	}
+}
