@@ -58,7 +58,9 @@ func (r *Runner) runReserved(ctx context.Context, rc *recorder, pr study.Run, es
 			rc.prog.Retried()
 		}
 	})
-	if executed != nil {
+	if executed != nil && !out.fatal {
+		// A run whose provider doomed the study keeps its slot until
+		// the study stops: no run starts behind it with the same key.
 		executed()
 	}
 	if err != nil {

@@ -304,7 +304,8 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	// estimate is made when it can start, against the runs then in flight.
 	// It frees the slot once it is done with its sandbox and models, and
 	// its record is written beside the next run: up to concurrency runs
-	// in flight and as many being written.
+	// in flight, and runs in flight and records being written together
+	// at most twice that.
 	slots := make(chan struct{}, max(1, r.study.Concurrency))
 	g.SetLimit(2 * cap(slots))
 	for _, pr := range todo {

@@ -271,6 +271,7 @@ func (b *Backend) start(ctx context.Context, image string, labels map[string]str
 		s.Close(ctx)
 		return nil, fmt.Errorf("start container: %w", err)
 	}
+	s.started.Store(true)
 	s.log.Debug("sandbox started")
 	return s, nil
 }

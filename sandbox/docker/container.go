@@ -36,6 +36,7 @@ type Sandbox struct {
 	name string
 	log  hclog.Logger
 
+	started   atomic.Bool // the container was started
 	closing   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -123,12 +124,18 @@ func (s *Sandbox) Close(ctx context.Context) error {
 // command, holds it); then the container is killed.
 const exitWait = time.Second
 
-// endStdin ends the toolbox's stdin and waits up to exitWait for it to exit,
-// which ends the attach stream: the toolbox exits when its stdin ends, so
-// removing the container then kills nothing, which saves the daemon a kill
-// through the runtime on every run.
+// endStdin ends the toolbox's stdin and waits up to exitWait (or until ctx
+// ends) for it to exit, which ends the attach stream: the toolbox exits
+// when its stdin ends, so removing the container then kills nothing, which
+// saves the daemon a kill through the runtime on every run. A container
+// never started, or a connection that cannot be half-closed, is not waited
+// for.
 func (s *Sandbox) endStdin(ctx context.Context) {
-	if s.hj == nil || s.hj.CloseWrite() != nil {
+	if s.hj == nil || !s.started.Load() {
+		return
+	}
+	cw, ok := s.hj.Conn.(client.CloseWriter)
+	if !ok || cw.CloseWrite() != nil {
 		return
 	}
 	t := time.NewTimer(exitWait)
@@ -136,5 +143,6 @@ func (s *Sandbox) endStdin(ctx context.Context) {
 	select {
 	case <-s.Conn.Done():
 	case <-t.C:
+	case <-ctx.Done():
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/wire"
 )
 
 const testURL = "https://news.example.org/quarterly"
@@ -279,8 +280,11 @@ func TestCloseEndsTheToolbox(t *testing.T) {
 			}
 			defer sb.Close(ctx)
 			if tt.busy {
-				go sb.Probe(ctx, "sleep", 30) // holds the toolbox's loop
-				time.Sleep(200 * time.Millisecond)
+				// Written before the stdin ends: the toolbox reads it
+				// first, and its loop is held by it.
+				if _, _, err := sb.Conn.Send(wire.Request{Op: wire.OpProbe, Probe: "sleep", Arg: 30}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			start := time.Now()
 			sb.endStdin(ctx)

@@ -25,9 +25,9 @@ import (
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
 
-// Backend opens local sandboxes under Root; when empty, a task's without a
-// shell in memory (/dev/shm) where it is usable and TMPDIR is unset, else
-// in the system temp folder (root.go).
+// Backend opens local sandboxes under Root. Without a Root, the sandboxes
+// of tasks without a shell are made in memory (/dev/shm) where it is usable
+// and TMPDIR is unset, the others in the system temp folder (root.go).
 type Backend struct {
 	Root string
 	// Synthesizer and Transcriber, when both are set, give the backend the

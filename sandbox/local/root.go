@@ -11,10 +11,11 @@ import (
 // tasks without a shell are made when the backend has no Root and TMPDIR
 // is unset: a run's folder is made and removed at every run, which on a
 // disk costs more than the run's own work once hundreds are in flight.
-// Without run_shell a run's folder holds only its task's files and what its
-// agents wrote through the tools, which its transcript holds in memory
-// anyway; a shell task's commands may write anything, so its folders stay
-// in the system's temporary folder. Docker's sandboxes are tmpfs too.
+// Without run_shell a run's folder holds only its task's files (and speech
+// clips) and what its agents wrote through the tools, which its transcript
+// holds in memory anyway; a shell task's commands may write anything, so
+// its folders stay in the system's temporary folder. Docker's sandboxes
+// are tmpfs too.
 const memoryRoot = "/dev/shm"
 
 // minMemoryRoot is the free space memoryRoot needs to be used: below it
@@ -25,20 +26,33 @@ const minMemoryRoot = 1 << 30
 const tmpfsMagic = 0x01021994
 
 // inMemory says whether memoryRoot is a tmpfs this process may write with
-// minMemoryRoot bytes free, once per process.
-var inMemory = sync.OnceValue(func() bool { return usableTmpfs(memoryRoot) })
+// minMemoryRoot bytes free now (what it is is read once per process, its
+// free space at every call).
+func inMemory() bool {
+	return memoryTmpfs() && freeBytes(memoryRoot) >= minMemoryRoot
+}
 
-// usableTmpfs reports whether dir is a tmpfs this process may write with
-// minMemoryRoot bytes free.
-func usableTmpfs(dir string) bool {
+// memoryTmpfs says, once per process, whether memoryRoot is a tmpfs this
+// process may write.
+var memoryTmpfs = sync.OnceValue(func() bool { return isTmpfs(memoryRoot) })
+
+// isTmpfs reports whether dir is a tmpfs this process may write.
+func isTmpfs(dir string) bool {
 	var st unix.Statfs_t
 	if unix.Statfs(dir, &st) != nil || int64(st.Type) != tmpfsMagic {
 		return false
 	}
-	if uint64(st.Bavail)*uint64(st.Bsize) < minMemoryRoot {
-		return false
-	}
 	return unix.Access(dir, unix.W_OK|unix.X_OK) == nil
+}
+
+// freeBytes is what an unprivileged process may still write in dir's file
+// system (0 when it cannot be read).
+func freeBytes(dir string) uint64 {
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) != nil {
+		return 0
+	}
+	return uint64(st.Bavail) * uint64(st.Bsize)
 }
 
 // root is the folder a run's folder is made in: Root when set; else, for a

@@ -46,13 +46,21 @@ func TestRoot(t *testing.T) {
 	}
 }
 
-// TestUsableTmpfs: what is not a tmpfs is never taken for one.
-func TestUsableTmpfs(t *testing.T) {
-	if usableTmpfs(filepath.Join(t.TempDir(), "missing")) {
-		t.Error("a missing folder is usable")
+// TestTmpfs: what is not a tmpfs is never taken for one, and a folder
+// that cannot be read has no free space.
+func TestTmpfs(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	if isTmpfs(missing) {
+		t.Error("a missing folder is taken for a tmpfs")
 	}
-	if usableTmpfs("/proc") {
+	if isTmpfs("/proc") {
 		t.Error("/proc is taken for a tmpfs")
+	}
+	if n := freeBytes(missing); n != 0 {
+		t.Errorf("free space of a missing folder = %d", n)
+	}
+	if n := freeBytes(t.TempDir()); n == 0 {
+		t.Error("the test's temporary folder has no free space")
 	}
 }
 

@@ -27,11 +27,9 @@ var (
 	narrateRE = regexp.MustCompile(`(?i)narrat|before (?:each|every|any) (?:tool )?(?:call|action|step)|(?:say|describe|explain|state) (?:in visible text )?what you (?:are|were) (?:about|going) to do`)
 )
 
-// briefs remembers the briefs of recent prompts: an agent's prompt is the
-// same at every step of its run, and often across the runs of a cell, and
-// parsing it was most of what a scripted reply cost.
-// readBrief parses a role prompt (remembered: every step of a run plans
-// from the same prompt).
+// readBrief parses a role prompt, remembered (memo.go): an agent's prompt
+// is the same at every step of its run, and often across the runs of a
+// cell, and parsing it was most of what a scripted reply cost.
 func readBrief(prompt string) brief { return briefs.get(prompt) }
 
 // parseBrief parses a role prompt: the arguments of its reads, its
