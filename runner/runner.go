@@ -298,7 +298,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		}
 	}
 	var smu sync.Mutex
-	rc := &recorder{w: w, canaries: &canaries, money: money, mu: &smu, sum: &sum, prog: prog}
+	rc := &recorder{w: w, canaries: &canaries, money: money, mu: &smu, sum: &sum, prog: prog, writers: make(chan struct{}, recordWriters())}
 	g, gctx := errgroup.WithContext(ctx)
 	// A run takes its slot before it reserves its cost, so that the
 	// estimate is made when it can start, against the runs then in flight.
