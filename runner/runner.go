@@ -325,9 +325,13 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		}
 		g.Go(func() error {
 			free := sync.OnceFunc(func() { <-slots })
-			defer free()
-			_, _, err := r.runReserved(gctx, rc, pr, est, nil, free)
-			return err
+			if _, _, err := r.runReserved(gctx, rc, pr, est, nil, free); err != nil {
+				// The study stops: the slot stays taken, so that no run
+				// starts in it before the error has cancelled gctx.
+				return err
+			}
+			free()
+			return nil
 		})
 	}
 	err = g.Wait()
