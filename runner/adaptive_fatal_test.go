@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"testing"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/models/scripted"
 	"github.com/killchain/killchain/internal/study"
-	"github.com/killchain/killchain/sandbox/local"
 )
 
 // refusedKey is a driver's 401: no later call can succeed.
@@ -37,15 +35,7 @@ func TestAdaptiveFatalAttacker(t *testing.T) {
 		}
 		return scripted.New(m.Policy)
 	}
-	r, err := New(loadStudy(t, adaptiveStudy), Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: refusing})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = r.Run(context.Background())
-	var fe *FatalError
-	if !errors.As(err, &fe) {
-		t.Fatalf("Run = %v, want a FatalError", err)
-	}
+	runFatal(t, loadStudy(t, adaptiveStudy), out, refusing)
 	for _, rec := range readAll(t, out) {
 		if rec.ErrorKind == errkind.Attacker {
 			t.Errorf("%s: recorded as an attacker error: %s", rec.RunID, rec.Error)

@@ -48,8 +48,18 @@ grid "g" {
 	}
 	var calls atomic.Int64
 	out := filepath.Join(t.TempDir(), "out")
-	r, err := New(loadStudy(t, path), Options{Output: out, Backend: &local.Backend{Root: t.TempDir()},
-		Models: func(*study.Model) (agent.Model, error) { return countingRefuser{&calls}, nil }})
+	runFatal(t, loadStudy(t, path), out, func(*study.Model) (agent.Model, error) { return countingRefuser{&calls}, nil })
+	runs := readAll(t, out)
+	if len(runs) != 1 || runs[0].ErrorKind != errkind.Provider || calls.Load() != 1 {
+		t.Errorf("%d runs recorded, %d calls made; want 1 provider error after 1 call", len(runs), calls.Load())
+	}
+}
+
+// runFatal runs s into out on a local backend with models and fails the
+// test unless the study stops with a FatalError.
+func runFatal(t *testing.T, s *study.Study, out string, models ModelFactory) {
+	t.Helper()
+	r, err := New(s, Options{Output: out, Backend: &local.Backend{Root: t.TempDir()}, Models: models})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +67,5 @@ grid "g" {
 	var fe *FatalError
 	if !errors.As(err, &fe) {
 		t.Fatalf("Run = %v, want a FatalError", err)
-	}
-	runs := readAll(t, out)
-	if len(runs) != 1 || runs[0].ErrorKind != errkind.Provider || calls.Load() != 1 {
-		t.Errorf("%d runs recorded, %d calls made; want 1 provider error after 1 call", len(runs), calls.Load())
 	}
 }
