@@ -1,12 +1,10 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -254,40 +252,8 @@ func TestAdaptiveKillAndResume(t *testing.T) {
 	want := readAll(t, ref)
 
 	out := filepath.Join(t.TempDir(), "study")
-	root := t.TempDir()
-	kills := 0
-	for try := 0; try < 6; try++ {
-		before := countLines(t, filepath.Join(out, results.RunsFile))
-		if before >= len(want) {
-			break
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAdaptiveKillAndResumeChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childOutEnv+"="+out, childRootEnv+"="+root, "KILLCHAIN_TEST_ADAPTIVE=1")
-		var logs bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		target := before + 1 + rng.IntN(max(1, (len(want)-before)/2))
-		waitForLines(filepath.Join(out, results.RunsFile), target, exited)
-		time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("child failed: %v\n%s", err, logs.Bytes())
-			}
-			continue
-		default:
-		}
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		<-exited
-		kills++
-		t.Logf("try %d: killed after run line %d; runs.jsonl then held %d lines", try, target, countLines(t, filepath.Join(out, results.RunsFile)))
-	}
+	kills := killChild(t, rng, killer{child: "TestAdaptiveKillAndResumeChild", out: out, root: t.TempDir(),
+		env: []string{"KILLCHAIN_TEST_ADAPTIVE=1"}, total: len(want), tries: 6, jitter: 2 * time.Millisecond})
 	if kills < 2 {
 		t.Fatalf("only %d kills landed", kills)
 	}

@@ -71,49 +71,8 @@ func TestKillAndResume(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "study")
 	root := t.TempDir()
-	kills := 0
-	for try := 0; try < 8; try++ {
-		before := countLines(t, filepath.Join(out, results.RunsFile))
-		if before >= len(plan) {
-			break
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKillAndResumeChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childOutEnv+"="+out, childRootEnv+"="+root)
-		var logs bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		var at string
-		if try == 0 {
-			// Kill during start-up: the folder half made, or not at all.
-			d := time.Duration(rng.IntN(40)) * time.Millisecond
-			at = "after " + d.String()
-			time.Sleep(d)
-		} else {
-			target := before + 1 + rng.IntN(max(1, (len(plan)-before)/2))
-			at = fmt.Sprintf("after run line %d", target)
-			waitForLines(filepath.Join(out, results.RunsFile), target, exited)
-			time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
-		}
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("child failed: %v\n%s", err, logs.Bytes())
-			}
-			t.Logf("try %d: the study finished before the kill", try)
-			continue
-		default:
-		}
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		<-exited
-		kills++
-		t.Logf("try %d: killed %s; runs.jsonl then held %d lines", try, at, countLines(t, filepath.Join(out, results.RunsFile)))
-	}
+	kills := killChild(t, rng, killer{child: "TestKillAndResumeChild", out: out, root: root,
+		total: len(plan), tries: 8, startup: true, jitter: 3 * time.Millisecond})
 	if kills < 2 {
 		t.Fatalf("only %d kills landed: the study ran too fast to test", kills)
 	}
@@ -209,4 +168,68 @@ func waitForLines(p string, n int, exited chan error) {
 		case <-time.After(500 * time.Microsecond):
 		}
 	}
+}
+
+// killer is how killChild kills a study process.
+type killer struct {
+	child     string   // the test that is the study process
+	out, root string   // its study folder and its sandboxes' folder
+	env       []string // more of its environment
+	total     int      // runs.jsonl's lines once the study is done
+	tries     int      // processes started at most
+	startup   bool     // the first is killed during start-up
+	jitter    time.Duration
+}
+
+// killChild runs k.child in child processes and kills each with SIGKILL,
+// until the study is done or k.tries were started: during start-up (the
+// first, with k.startup), else a random number of run lines after the
+// last kill and up to k.jitter later. It returns how many kills landed.
+func killChild(t *testing.T, rng *rand.Rand, k killer) int {
+	t.Helper()
+	runs := filepath.Join(k.out, results.RunsFile)
+	kills := 0
+	for try := 0; try < k.tries; try++ {
+		before := countLines(t, runs)
+		if before >= k.total {
+			break
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^"+k.child+"$", "-test.count=1")
+		cmd.Env = append(append(os.Environ(), childOutEnv+"="+k.out, childRootEnv+"="+k.root), k.env...)
+		var logs bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var at string
+		if try == 0 && k.startup {
+			// Kill during start-up: the folder half made, or not at all.
+			d := time.Duration(rng.IntN(40)) * time.Millisecond
+			at = "after " + d.String()
+			time.Sleep(d)
+		} else {
+			target := before + 1 + rng.IntN(max(1, (k.total-before)/2))
+			at = fmt.Sprintf("after run line %d", target)
+			waitForLines(runs, target, exited)
+			time.Sleep(time.Duration(rng.Int64N(int64(k.jitter/time.Microsecond))) * time.Microsecond)
+		}
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Fatalf("child failed: %v\n%s", err, logs.Bytes())
+			}
+			t.Logf("try %d: the study finished before the kill", try)
+			continue
+		default:
+		}
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-exited
+		kills++
+		t.Logf("try %d: killed %s; runs.jsonl then held %d lines", try, at, countLines(t, runs))
+	}
+	return kills
 }
