@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
-
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/models/scripted"
@@ -20,10 +18,7 @@ import (
 	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
-	"github.com/killchain/killchain/sandbox/docker"
-	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/sandbox/local"
-	"github.com/killchain/killchain/tasks"
 )
 
 const adaptiveStudy = "testdata/adaptive.hcl"
@@ -295,18 +290,9 @@ func TestAdaptiveKillAndResume(t *testing.T) {
 // the rounds, payloads, lineage and outcomes are those of the local
 // backend, run for run, and no container is left behind.
 func TestAdaptiveDocker(t *testing.T) {
-	cli := dockertest.Require(t)
-	defer cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	opts := docker.DefaultOptions()
-	opts.Client = cli
-	opts.Fixtures = tasks.Builtin().Fixtures
-	be, err := docker.New(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close(context.Background())
+	be := dockerBackend(ctx, t, nil)
 
 	ref := filepath.Join(t.TempDir(), "local")
 	runAdaptive(t, ref, adaptiveModels(goodWriter, 300), false)
@@ -342,13 +328,7 @@ func TestAdaptiveDocker(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("docker runs differ from local ones:\ngot  %q\nwant %q", got, want)
 	}
-	left, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", "killchain.study="+s.Name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(left.Items); n != 0 {
-		t.Errorf("%d containers left behind", n)
-	}
+	checkNoContainers(ctx, t, be, s.Name)
 }
 
 // TestAdaptiveSample: --sample draws from round 0, and every adaptive cell

@@ -17,18 +17,9 @@ import (
 // stages match the local backend's, the manifest records the snapshots, and
 // no container is left behind.
 func TestDockerStudy(t *testing.T) {
-	cli := dockertest.Require(t)
-	defer cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	opts := docker.DefaultOptions()
-	opts.Client = cli
-	opts.Fixtures = tasks.Builtin().Fixtures
-	be, err := docker.New(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close(context.Background())
+	be := dockerBackend(ctx, t, nil)
 
 	s := loadStudy(t, "testdata/tiny.hcl")
 	out := t.TempDir()
@@ -59,7 +50,33 @@ func TestDockerStudy(t *testing.T) {
 	if len(snaps) != 2 {
 		t.Errorf("manifest snapshots %v, want one per task", m.Extra["snapshots"])
 	}
-	left, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", "killchain.study="+s.Name)})
+	checkNoContainers(ctx, t, be, s.Name)
+}
+
+// dockerBackend opens a Docker backend for one test on the daemon the test
+// requires, with the built-in tasks' fixtures (edit changes the options);
+// the backend and its client are closed when the test ends.
+func dockerBackend(ctx context.Context, t *testing.T, edit func(*docker.Options)) *docker.Backend {
+	t.Helper()
+	cli := dockertest.Require(t)
+	t.Cleanup(func() { cli.Close() })
+	opts := docker.DefaultOptions()
+	opts.Client, opts.Fixtures = cli, tasks.Builtin().Fixtures
+	if edit != nil {
+		edit(&opts)
+	}
+	be, err := docker.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close(context.Background()) })
+	return be
+}
+
+// checkNoContainers fails the test if any container of the study is left.
+func checkNoContainers(ctx context.Context, t *testing.T, be *docker.Backend, study string) {
+	t.Helper()
+	left, err := be.Client().ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", "killchain.study="+study)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"github.com/killchain/killchain/internal/recount"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker"
-	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/tasks"
 )
@@ -92,15 +90,5 @@ func TestMCPStudyLocal(t *testing.T) {
 // session travels over the container's attach stream beside the toolbox
 // protocol.
 func TestMCPStudyDocker(t *testing.T) {
-	cli := dockertest.Require(t)
-	defer cli.Close()
-	opts := docker.DefaultOptions()
-	opts.Client = cli
-	opts.Fixtures = tasks.Builtin().Fixtures
-	be, err := docker.New(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close(context.Background())
-	checkMCPStudy(t, be, 1)
+	checkMCPStudy(t, dockerBackend(t.Context(), t, nil), 1)
 }

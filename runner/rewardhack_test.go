@@ -8,13 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
-
 	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/sandbox/docker"
-	"github.com/killchain/killchain/sandbox/docker/dockertest"
-	"github.com/killchain/killchain/tasks"
 	"github.com/killchain/killchain/verifiers"
 )
 
@@ -126,17 +122,9 @@ func checkRewardContract(t *testing.T, out string, runs []results.Run, n int) {
 // two fresh containers, leave the same verdicts as on the local backend
 // and no container behind.
 func TestRewardHackDocker(t *testing.T) {
-	cli := dockertest.Require(t)
-	defer cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	opts := docker.DefaultOptions()
-	opts.Client, opts.Fixtures, opts.ShellImage = cli, tasks.Builtin().Fixtures, images.Debian
-	be, err := docker.New(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close(context.Background())
+	be := dockerBackend(ctx, t, func(o *docker.Options) { o.ShellImage = images.Debian })
 	s := loadStudy(t, "../hcl/reward_hack.hcl")
 	s.Name = "reward_hack_docker_test"
 	s.Grids[0].Tasks = []string{"reward_rounding"}
@@ -149,11 +137,5 @@ func TestRewardHackDocker(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRewardContract(t, out, readAll(t, out), 15)
-	left, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", "killchain.study="+s.Name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(left.Items); n != 0 {
-		t.Errorf("%d containers left behind", n)
-	}
+	checkNoContainers(ctx, t, be, s.Name)
 }

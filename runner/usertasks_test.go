@@ -12,7 +12,6 @@ import (
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
-	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/tasks"
 )
@@ -135,19 +134,10 @@ func TestUserTasksDocker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a study in Docker")
 	}
-	cli := dockertest.Require(t)
-	defer cli.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	s := loadStudy(t, userStudy)
-	opts := docker.DefaultOptions()
-	opts.Client = cli
-	opts.Fixtures = s.Tasks.Fixtures
-	be, err := docker.New(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close(context.Background())
+	be := dockerBackend(ctx, t, func(o *docker.Options) { o.Fixtures = s.Tasks.Fixtures })
 	out, runs := runUserStudy(t, ctx, be)
 	checkUserRuns(t, out, runs)
 
