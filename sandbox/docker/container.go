@@ -69,11 +69,6 @@ func (b *Backend) diagnose(id string, streamErr error, stderr string) error {
 		detail = ": " + stderr
 	}
 	ins, err := b.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
-	// The daemon records a container's exit and its OOM kill from two
-	// events of containerd, in either order: a process killed by SIGKILL
-	// (exit code 137) under a memory limit is inspected again for a
-	// moment, so that a loaded machine does not call an OOM kill a plain
-	// exit.
 	for wait := 50 * time.Millisecond; err == nil && oomPending(ins.Container.State, b.opts.MemoryMB) && wait <= 800*time.Millisecond; wait *= 2 {
 		select {
 		case <-ctx.Done():
@@ -85,6 +80,15 @@ func (b *Backend) diagnose(id string, streamErr error, stderr string) error {
 		return sandbox.Failf(sandbox.FaultExited, "%w: connection lost and container gone (%v)%s", ErrExited, err, detail)
 	}
 	st := ins.Container.State
+	if oomPending(st, b.opts.MemoryMB) {
+		ev, err := b.exitEvents(ctx, id, st)
+		switch {
+		case err != nil:
+			b.log.Warn("cannot tell an OOM kill from another SIGKILL", "container", id, "error", err)
+		case ev.inferOOM():
+			return sandbox.Failf(sandbox.FaultOOMKilled, "%w (memory limit %d MiB, exit code %d; inferred: killed by SIGKILL, not through the Docker API, and the daemon recorded no OOM kill)%s", ErrOOMKilled, b.opts.MemoryMB, st.ExitCode, detail)
+		}
+	}
 	switch {
 	case st == nil:
 	case st.OOMKilled:
@@ -96,12 +100,6 @@ func (b *Backend) diagnose(id string, streamErr error, stderr string) error {
 		return sandbox.Failf(sandbox.FaultExited, "%w: connection lost: %v%s", ErrExited, streamErr, detail)
 	}
 	return fmt.Errorf("%w: connection closed%s", ErrClosed, detail)
-}
-
-// oomPending reports whether st, a container killed by SIGKILL under a
-// memory limit, may not have its OOM kill recorded yet.
-func oomPending(st *container.State, memoryMB int64) bool {
-	return st != nil && memoryMB > 0 && !st.Running && !st.OOMKilled && st.ExitCode == 137
 }
 
 // Close removes the container. It runs on a context apart from ctx (which

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,6 +78,47 @@ func TestDiedContainerIsSandboxError(t *testing.T) {
 	_, err := s.Call(ctx, "a", "list_memory", nil)
 	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "137") {
 		t.Fatalf("err = %v, want %v with code 137", err, ErrExited)
+	}
+}
+
+// A SIGKILL that came neither through the Docker API nor with the daemon's
+// OOM flag (here: kill -9 of the container's process from the host, as the
+// kernel's OOM killer does when containerd loses the OOM event) is an OOM
+// kill inferred, still a sandbox error.
+func TestUnrecordedSigkillIsInferredOOM(t *testing.T) {
+	b := newBackend(t, Options{MemoryMB: 64})
+	s := openProbe(t, b, uniqueStudy(t), "sigkill")
+	ctx := context.Background()
+	ins, err := b.cli.ContainerInspect(ctx, s.ID(), client.ContainerInspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(ins.Container.State.Pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill -9 the container's process %d (needs the daemon on this host): %v", ins.Container.State.Pid, err)
+	}
+	_, err = s.Call(ctx, "a", "list_memory", nil)
+	if !errors.Is(err, ErrOOMKilled) || !strings.Contains(err.Error(), "inferred") {
+		t.Fatalf("err = %v, want %v, inferred", err, ErrOOMKilled)
+	}
+}
+
+func TestExitEventsInferOOM(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   exitEvents
+		want bool
+	}{
+		{"no event", exitEvents{}, true},
+		{"oom event", exitEvents{oom: true}, true},
+		{"kill through the API", exitEvents{kill: true}, false},
+		{"both", exitEvents{oom: true, kill: true}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.ev.inferOOM(); got != tt.want {
+				t.Errorf("inferOOM = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,74 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/events"
+	"github.com/moby/moby/client"
+)
+
+// A container whose process was killed by SIGKILL (exit code 137) under a
+// memory limit was most often killed by the out-of-memory killer, but the
+// daemon does not always say so: it records the exit and the OOM kill from
+// two events of containerd, in either order, and containerd drops the OOM
+// event when the container's cgroup is gone before it reads it (seen on a
+// loaded CI machine, where the toolbox itself ran out of memory). So the
+// flag is awaited for a moment, and then the daemon's event log decides:
+// an "oom" event is an OOM kill, a "kill" is a kill through the Docker API
+// (docker kill, docker rm -f), and neither is an OOM kill inferred.
+
+// oomPending reports whether st, a container killed by SIGKILL under a
+// memory limit, may not have its OOM kill recorded yet.
+func oomPending(st *container.State, memoryMB int64) bool {
+	return st != nil && memoryMB > 0 && !st.Running && !st.OOMKilled && st.ExitCode == 137
+}
+
+// exitEvents is what the daemon's event log says about a container's end.
+type exitEvents struct {
+	oom, kill bool
+}
+
+// inferOOM reports whether a SIGKILLed container without the daemon's OOM
+// flag is taken to have been killed by the OOM killer, given its events.
+func (e exitEvents) inferOOM() bool { return e.oom || !e.kill }
+
+// exitEvents reads the "oom" and "kill" events of container id since it
+// started from the daemon's event log.
+func (b *Backend) exitEvents(ctx context.Context, id string, st *container.State) (exitEvents, error) {
+	since, err := time.Parse(time.RFC3339Nano, st.StartedAt)
+	if err != nil || since.IsZero() {
+		since = time.Now().Add(-time.Hour)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	until := time.Now().Add(time.Second)
+	res := b.cli.Events(ctx, client.EventsListOptions{
+		Since:   unixStamp(since.Add(-time.Second)),
+		Until:   unixStamp(until),
+		Filters: client.Filters{}.Add("type", string(events.ContainerEventType)).Add("container", id).Add("event", string(events.ActionOOM), string(events.ActionKill)),
+	})
+	var got exitEvents
+	for {
+		select {
+		case m := <-res.Messages:
+			switch m.Action {
+			case events.ActionOOM:
+				got.oom = true
+			case events.ActionKill:
+				got.kill = true
+			}
+		case err := <-res.Err:
+			if err == nil || errors.Is(err, io.EOF) {
+				return got, nil
+			}
+			return got, fmt.Errorf("read the daemon's events of container %.12s: %w", id, err)
+		}
+	}
+}
+
+func unixStamp(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
