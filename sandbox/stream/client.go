@@ -25,6 +25,9 @@ type Client struct {
 // Request sends req and decodes the result into out. A sandbox that died or
 // did not answer within Timeout gives an error that says so.
 func (c *Client) Request(ctx context.Context, req wire.Request, out any) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sandbox %s: %s not sent: %w", c.Run, req.Op, err)
+	}
 	call := admit.Call{What: string(req.Op), Heavy: Heavy(req), Timeout: c.Timeout}
 	if req.Tool != "" {
 		call.What += " " + req.Tool

@@ -250,6 +250,23 @@ func TestCancelledRequestMarksTheStreamBroken(t *testing.T) {
 	}
 }
 
+// TestCancelledContextSendsNothing: a request on a context already
+// cancelled is not sent, so a fast sandbox cannot answer it.
+func TestCancelledContextSendsNothing(t *testing.T) {
+	c, p := pair(t, errors.New("gone"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var n int
+	if err := c.Request(ctx, wire.Request{Op: wire.OpState}, &n); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want cancelled", err)
+	}
+	select {
+	case r := <-p.reqs:
+		t.Fatalf("the sandbox received %s", r.Op)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
 // TestWriteFailsAsTheStreamEnds: a sandbox that dies closes its stdin
 // before its stdout ends; the request that meets the closed stdin reports
 // why the stream ended, not a pipe error.
