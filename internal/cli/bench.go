@@ -39,6 +39,7 @@ func newBenchSandboxCmd(g *globals) *cobra.Command {
 		asJSON  bool
 		runs    int
 		pool    int
+		levels  []int
 		backend string
 		kube    kubeFlags
 	)
@@ -49,8 +50,8 @@ func newBenchSandboxCmd(g *globals) *cobra.Command {
 toolbox image (create → start → wait → remove, as docker run --rm does) against
 killchain's per-run lifecycle (from snapshot → plant → 3 tool calls → read
 state → remove), and the same lifecycle from a warm pool of started
-containers (timed from a full pool until it is full again), at concurrency 1
-and 8, as runs per second and their ratios to the raw lifecycle; and the
+containers (timed from a full pool until it is full again), at each
+--concurrency (default 1, the machine's cores and 8), as runs per second and their ratios to the raw lifecycle; and the
 round trip of a tool call inside a running sandbox (median and p99).
 
 With --backend kubernetes it measures, in alternating rounds, killchain's
@@ -63,16 +64,21 @@ pool, with each backend's tool-call round trip: the cluster comes from
   killchain bench sandbox --backend kubernetes --registry 127.0.0.1:5000/killchain --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, c := range levels {
+				if c < 1 {
+					return usagef("--concurrency %d: want 1 or more", c)
+				}
+			}
 			var res interface{ WriteText(io.Writer) }
 			switch backend {
 			case "docker":
-				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, WarmPool: pool, Options: docker.Options{Logger: g.logger(nil)}})
+				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Concurrency: levels, WarmPool: pool, Options: docker.Options{Logger: g.logger(nil)}})
 				if err != nil {
 					return err
 				}
 				res = r
 			case "kubernetes":
-				r, err := kube.bench(cmd.Context(), g, runs, pool)
+				r, err := kube.bench(cmd.Context(), g, runs, levels, pool)
 				if err != nil {
 					return err
 				}
@@ -91,6 +97,7 @@ pool, with each backend's tool-call round trip: the cluster comes from
 	}
 	sbx.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency")
+	sbx.Flags().IntSliceVar(&levels, "concurrency", nil, "concurrency levels measured, comma-separated (default 1, the machine's cores, 8)")
 	sbx.Flags().IntVar(&pool, "warm-pool", 0, "warm sandboxes per task in the pooled measurement (0: the concurrency measured)")
 	sbx.Flags().StringVar(&backend, "backend", "docker", `"docker", or "kubernetes" to measure the cluster beside Docker`)
 	kube.register(sbx, true)
@@ -98,7 +105,7 @@ pool, with each backend's tool-call round trip: the cluster comes from
 }
 
 // bench measures the cluster's lifecycle beside Docker's.
-func (k *kubeFlags) bench(ctx context.Context, g *globals, runs, pool int) (kubernetes.BenchResult, error) {
+func (k *kubeFlags) bench(ctx context.Context, g *globals, runs int, levels []int, pool int) (kubernetes.BenchResult, error) {
 	dopts := docker.DefaultOptions()
 	dopts.Logger = g.logger(nil)
 	db, err := docker.New(ctx, dopts)
@@ -114,7 +121,7 @@ func (k *kubeFlags) bench(ctx context.Context, g *globals, runs, pool int) (kube
 	if k.importCommand != "" {
 		opts.Images, opts.ImportCommand = kubernetes.ImagesImport, k.importCommand
 	}
-	return kubernetes.Bench(ctx, kubernetes.BenchOptions{Runs: runs, WarmPool: pool, Options: opts})
+	return kubernetes.Bench(ctx, kubernetes.BenchOptions{Runs: runs, Concurrency: levels, WarmPool: pool, Options: opts})
 }
 
 func newBenchReportCmd(g *globals) *cobra.Command {

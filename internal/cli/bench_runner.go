@@ -27,6 +27,7 @@ type benchRunnerFlags struct {
 	sandbox, task, policy    string
 	baseURL, model           string
 	maxConcurrency           int
+	warmPool                 int
 	asJSON                   bool
 	cpuProfile               string
 	resultsDir               string
@@ -70,6 +71,7 @@ model --model); --latency then only labels the output.`,
 	fl.StringVar(&f.baseURL, "base-url", "", "an OpenAI-compatible server to use instead of the simulated one")
 	fl.StringVar(&f.model, "model", "", "with --base-url: the server's model name")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "the model block's max_concurrency (0: the study default)")
+	fl.IntVar(&f.warmPool, "warm-pool", study.DefaultWarmPool, "the study's warm_pool: warm sandboxes per task on docker and kubernetes (-1: the study default)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fl.StringVar(&f.resultsDir, "results-dir", "", "make the passes' study folders in `DIR` (default: the temporary folder, where --sandbox local also makes its sandboxes)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the pass at --concurrency to this file (go tool pprof reads it)")
@@ -200,6 +202,10 @@ func benchStudy(f *benchRunnerFlags, url, model, variant string, runs, conc int)
 	if f.maxConcurrency > 0 {
 		maxConc = "\n  max_concurrency = " + strconv.Itoa(f.maxConcurrency)
 	}
+	pool := ""
+	if f.warmPool >= 0 {
+		pool = "\n  warm_pool   = " + strconv.Itoa(f.warmPool)
+	}
 	variants := ""
 	if variant != "" {
 		variants = "\n  variants   = [" + strconv.Quote(variant) + "]"
@@ -209,7 +215,7 @@ func benchStudy(f *benchRunnerFlags, url, model, variant string, runs, conc int)
   concurrency = %d
   output      = "bench-runner"
   sandbox     = %q
-  max_turns   = 10
+  max_turns   = 10%s
 }
 
 model "sim" {
@@ -224,5 +230,5 @@ grid "bench" {
   conditions = ["hack"]
   repeats    = %d
 }
-`, conc, f.sandbox, url, model, maxConc, f.task, variants, runs)
+`, conc, f.sandbox, pool, url, model, maxConc, f.task, variants, runs)
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/killchain/killchain/internal/study"
 )
 
 // TestBenchRunner runs the benchmark small through the real driver, the
@@ -73,6 +75,35 @@ func TestBenchRunnerFlags(t *testing.T) {
 			code, _, stderr := killchain(append([]string{"bench", "runner"}, tc.args...)...)
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d (usage): %s", code, exitUsage, stderr)
+			}
+		})
+	}
+}
+
+// TestBenchStudy: the study a bench pass writes parses, and carries the
+// flags that shape it.
+func TestBenchStudy(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		flags    benchRunnerFlags
+		wantPool int
+		wantMax  int
+	}{
+		{"defaults", benchRunnerFlags{sandbox: "local", task: "tool_poison", warmPool: study.DefaultWarmPool}, study.DefaultWarmPool, 0},
+		{"no pool", benchRunnerFlags{sandbox: "docker", task: "tool_poison", warmPool: 0}, 0, 0},
+		{"pool and model limit", benchRunnerFlags{sandbox: "docker", task: "tool_poison", warmPool: 8, maxConcurrency: 16}, 8, 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := benchStudy(&tc.flags, "http://127.0.0.1:1/v1", "sim", "", 4, 2)
+			s, diags := study.Parse("bench.hcl", src)
+			if diags.HasErrors() {
+				t.Fatalf("%s\n%s", diags, src)
+			}
+			if s.WarmPool != tc.wantPool || s.Concurrency != 2 || s.Sandbox != tc.flags.sandbox {
+				t.Errorf("warm_pool %d, concurrency %d, sandbox %q; want %d, 2, %q", s.WarmPool, s.Concurrency, s.Sandbox, tc.wantPool, tc.flags.sandbox)
+			}
+			if got := s.Models[0].MaxConcurrency; tc.wantMax > 0 && got != tc.wantMax {
+				t.Errorf("max_concurrency %d, want %d", got, tc.wantMax)
 			}
 		})
 	}

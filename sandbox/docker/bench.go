@@ -20,7 +20,8 @@ type BenchOptions struct {
 	// Runs is the number of lifecycles measured per kind and concurrency
 	// (default 24).
 	Runs int
-	// Concurrency lists the concurrency levels (default 1 and 8).
+	// Concurrency lists the concurrency levels (default 1, the machine's
+	// cores and 8).
 	Concurrency []int
 	// Calls is the number of tool calls timed in one running sandbox
 	// (default 1000).
@@ -68,9 +69,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	if opts.Runs <= 0 {
 		opts.Runs = 24
 	}
-	if len(opts.Concurrency) == 0 {
-		opts.Concurrency = []int{1, 8}
-	}
+	opts.Concurrency = sandboxbench.Levels(opts.Concurrency)
 	if opts.Calls <= 0 {
 		opts.Calls = 1000
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -121,6 +122,18 @@ func RoundTrip(ctx context.Context, b sandbox.Backend, study string, calls int) 
 	}
 	slices.Sort(d)
 	return d[len(d)/2], d[min(len(d)-1, len(d)*99/100)], nil
+}
+
+// Levels returns the concurrency levels to measure: those given, or by
+// default 1, the machine's cores and 8 (below the cores a warm pool has
+// CPU to spare; at 8 the machine is saturated), each once, in order.
+func Levels(given []int) []int {
+	if len(given) == 0 {
+		given = []int{1, runtime.NumCPU(), 8}
+	}
+	levels := slices.Clone(given)
+	slices.Sort(levels)
+	return slices.Compact(levels)
 }
 
 // Round keeps three decimals.
