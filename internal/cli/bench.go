@@ -51,8 +51,9 @@ toolbox image (create → start → wait → remove, as docker run --rm does) ag
 killchain's per-run lifecycle (from snapshot → plant → 3 tool calls → read
 state → remove), and the same lifecycle from a warm pool of started
 containers (timed from a full pool until it is full again), at each
---concurrency (default 1, the machine's cores and 8), as runs per second and their ratios to the raw lifecycle; and the
-round trip of a tool call inside a running sandbox (median and p99).
+--concurrency (default 1, the machine's cores up to 8, and 8), as runs per
+second and their ratios to the raw lifecycle; and the round trip of a tool
+call inside a running sandbox (median and p99).
 
 With --backend kubernetes it measures, in alternating rounds, killchain's
 lifecycle on Docker and on the cluster, the raw pod lifecycle through
@@ -96,8 +97,8 @@ pool, with each backend's tool-call round trip: the cluster comes from
 		},
 	}
 	sbx.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency")
-	sbx.Flags().IntSliceVar(&levels, "concurrency", nil, "concurrency levels measured, comma-separated (default 1, the machine's cores, 8)")
+	sbx.Flags().IntVar(&runs, "runs", 24, "lifecycles measured per kind and concurrency, in two rounds of at least the concurrency each")
+	sbx.Flags().IntSliceVar(&levels, "concurrency", nil, "concurrency levels measured, comma-separated (default 1, the machine's cores up to 8, and 8)")
 	sbx.Flags().IntVar(&pool, "warm-pool", 0, "warm sandboxes per task in the pooled measurement (0: the concurrency measured)")
 	sbx.Flags().StringVar(&backend, "backend", "docker", `"docker", or "kubernetes" to measure the cluster beside Docker`)
 	kube.register(sbx, true)

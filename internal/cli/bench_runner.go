@@ -71,7 +71,7 @@ model --model); --latency then only labels the output.`,
 	fl.StringVar(&f.baseURL, "base-url", "", "an OpenAI-compatible server to use instead of the simulated one")
 	fl.StringVar(&f.model, "model", "", "with --base-url: the server's model name")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "the model block's max_concurrency (0: the study default)")
-	fl.IntVar(&f.warmPool, "warm-pool", study.DefaultWarmPool, "the study's warm_pool: warm sandboxes per task on docker and kubernetes (-1: the study default)")
+	fl.IntVar(&f.warmPool, "warm-pool", study.DefaultWarmPool, "the study's warm_pool on docker and kubernetes: warm sandboxes per task (0: none; -1: the study default)")
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fl.StringVar(&f.resultsDir, "results-dir", "", "make the passes' study folders in `DIR` (default: the temporary folder, where --sandbox local also makes its sandboxes)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the pass at --concurrency to this file (go tool pprof reads it)")
@@ -87,6 +87,12 @@ func (f *benchRunnerFlags) run(cmd *cobra.Command, g *globals) error {
 	task, ok := tasks.Builtin().Get(f.task)
 	if !ok {
 		return usagef("--task %q: not a built-in task", f.task)
+	}
+	switch {
+	case f.warmPool < study.DefaultWarmPool:
+		return usagef("--warm-pool %d: want 0 or more, or -1 for the study default", f.warmPool)
+	case f.warmPool != study.DefaultWarmPool && f.sandbox == "local":
+		return usagef("--warm-pool: the local sandbox keeps no warm pool (use --sandbox docker or kubernetes)")
 	}
 	var srv *simserver.Server
 	url, model := f.baseURL, f.model

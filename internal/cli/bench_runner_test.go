@@ -70,6 +70,8 @@ func TestBenchRunnerFlags(t *testing.T) {
 		{"no runs", []string{"--runs", "0"}},
 		{"unknown task", []string{"--task", "no_such_task"}},
 		{"base url without model", []string{"--base-url", "http://127.0.0.1:1/v1"}},
+		{"negative warm pool", []string{"--sandbox", "docker", "--warm-pool", "-2"}},
+		{"warm pool on the local sandbox", []string{"--warm-pool", "4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := killchain(append([]string{"bench", "runner"}, tc.args...)...)

@@ -107,10 +107,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 		var rawDur, kcDur, poolDur time.Duration
 		var rawN, kcN, poolN int
 		for round := 0; round < 2; round++ {
-			n := opts.Runs / 2
-			if round == 1 {
-				n = opts.Runs - n
-			}
+			n := sandboxbench.RoundRuns(opts.Runs, round, c)
 			d, err := sandboxbench.Timed(ctx, n, c, func(i int) error {
 				return rawRun(ctx, b, snap.ref, study, fmt.Sprintf("raw-%d-%d-%d", c, round, i))
 			})
@@ -134,7 +131,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 		raw, kc, pooled := float64(rawN)/rawDur.Seconds(), float64(kcN)/kcDur.Seconds(), float64(poolN)/poolDur.Seconds()
 		res.Concurrency[strconv.Itoa(c)] = BenchLevel{
 			RawRunsPerSec: sandboxbench.Round(raw), KillchainRunsPerSec: sandboxbench.Round(kc), Ratio: sandboxbench.Round(kc / raw),
-			PooledRunsPerSec: sandboxbench.Round(pooled), PooledRatio: sandboxbench.Round(pooled / raw), WarmPool: size, Runs: opts.Runs,
+			PooledRunsPerSec: sandboxbench.Round(pooled), PooledRatio: sandboxbench.Round(pooled / raw), WarmPool: size, Runs: rawN,
 		}
 		if err := pb.Close(context.WithoutCancel(ctx)); err != nil {
 			return res, err

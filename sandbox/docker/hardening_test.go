@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,8 +94,14 @@ func TestUnrecordedSigkillIsInferredOOM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if host := os.Getenv("DOCKER_HOST"); host != "" && !strings.HasPrefix(host, "unix://") {
+		t.Skipf("the daemon is not on this host (DOCKER_HOST=%s): its container's pid means nothing here", host)
+	}
 	if err := syscall.Kill(ins.Container.State.Pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("kill -9 the container's process %d (needs the daemon on this host): %v", ins.Container.State.Pid, err)
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ESRCH) {
+			t.Skipf("kill -9 the container's process %d needs root and the daemon in this pid namespace: %v", ins.Container.State.Pid, err)
+		}
+		t.Fatal(err)
 	}
 	_, err = s.Call(ctx, "a", "list_memory", nil)
 	if !errors.Is(err, ErrOOMKilled) || !strings.Contains(err.Error(), "inferred") {
@@ -108,10 +115,12 @@ func TestExitEventsInferOOM(t *testing.T) {
 		ev   exitEvents
 		want bool
 	}{
-		{"no event", exitEvents{}, true},
+		{"died, no kill", exitEvents{die: true}, true},
 		{"oom event", exitEvents{oom: true}, true},
-		{"kill through the API", exitEvents{kill: true}, false},
-		{"both", exitEvents{oom: true, kill: true}, true},
+		{"oom and die", exitEvents{oom: true, die: true}, true},
+		{"kill through the API", exitEvents{kill: true, die: true}, false},
+		{"oom and kill", exitEvents{oom: true, kill: true, die: true}, true},
+		{"log no longer reaches back", exitEvents{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

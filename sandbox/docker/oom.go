@@ -20,7 +20,10 @@ import (
 // loaded CI machine, where the toolbox itself ran out of memory). So the
 // flag is awaited for a moment, and then the daemon's event log decides:
 // an "oom" event is an OOM kill, a "kill" is a kill through the Docker API
-// (docker kill, docker rm -f), and neither is an OOM kill inferred.
+// (docker kill, docker stop, docker rm -f), and a "die" with neither is an
+// OOM kill inferred. The daemon keeps only its latest events: without the
+// "die" (logged right after any "kill") the log no longer reaches back far
+// enough, and nothing is inferred.
 
 // oomPending reports whether st, a container killed by SIGKILL under a
 // memory limit, may not have its OOM kill recorded yet.
@@ -30,27 +33,33 @@ func oomPending(st *container.State, memoryMB int64) bool {
 
 // exitEvents is what the daemon's event log says about a container's end.
 type exitEvents struct {
-	oom, kill bool
+	oom, kill, die bool
 }
 
 // inferOOM reports whether a SIGKILLed container without the daemon's OOM
 // flag is taken to have been killed by the OOM killer, given its events.
-func (e exitEvents) inferOOM() bool { return e.oom || !e.kill }
+func (e exitEvents) inferOOM() bool { return e.oom || (e.die && !e.kill) }
 
-// exitEvents reads the "oom" and "kill" events of container id since it
-// started from the daemon's event log.
+// exitEvents reads the "oom", "kill" and "die" events of container id,
+// from its start to its end, from the daemon's event log. Both times are
+// the daemon's (its clock may not be this machine's), and the end is past,
+// so the daemon answers at once.
 func (b *Backend) exitEvents(ctx context.Context, id string, st *container.State) (exitEvents, error) {
 	since, err := time.Parse(time.RFC3339Nano, st.StartedAt)
-	if err != nil || since.IsZero() {
-		since = time.Now().Add(-time.Hour)
+	if err != nil || since.Year() < 2000 {
+		return exitEvents{}, fmt.Errorf("container %.12s: no start time (%q)", id, st.StartedAt)
+	}
+	until, err := time.Parse(time.RFC3339Nano, st.FinishedAt)
+	if err != nil || until.Before(since) {
+		return exitEvents{}, fmt.Errorf("container %.12s: no end time (%q)", id, st.FinishedAt)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	until := time.Now().Add(time.Second)
 	res := b.cli.Events(ctx, client.EventsListOptions{
-		Since:   unixStamp(since.Add(-time.Second)),
-		Until:   unixStamp(until),
-		Filters: client.Filters{}.Add("type", string(events.ContainerEventType)).Add("container", id).Add("event", string(events.ActionOOM), string(events.ActionKill)),
+		Since: unixStamp(since.Add(-time.Second)),
+		Until: unixStamp(until.Add(time.Second)),
+		Filters: client.Filters{}.Add("type", string(events.ContainerEventType)).Add("container", id).
+			Add("event", string(events.ActionOOM), string(events.ActionKill), string(events.ActionDie)),
 	})
 	var got exitEvents
 	for {
@@ -61,6 +70,8 @@ func (b *Backend) exitEvents(ctx context.Context, id string, st *container.State
 				got.oom = true
 			case events.ActionKill:
 				got.kill = true
+			case events.ActionDie:
+				got.die = true
 			}
 		case err := <-res.Err:
 			if err == nil || errors.Is(err, io.EOF) {

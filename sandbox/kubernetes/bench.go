@@ -152,10 +152,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 		dur := make([]time.Duration, len(kinds))
 		count := make([]int, len(kinds))
 		for round := 0; round < 2; round++ {
-			n := opts.Runs / 2
-			if round == 1 {
-				n = opts.Runs - n
-			}
+			n := sandboxbench.RoundRuns(opts.Runs, round, c)
 			for i, k := range kinds {
 				d, err := k.round(n, round)
 				if err != nil {

@@ -125,15 +125,27 @@ func RoundTrip(ctx context.Context, b sandbox.Backend, study string, calls int) 
 }
 
 // Levels returns the concurrency levels to measure: those given, or by
-// default 1, the machine's cores and 8 (below the cores a warm pool has
-// CPU to spare; at 8 the machine is saturated), each once, in order.
+// default 1, the machine's cores (at most 8) and 8, each once, in order.
+// Below the cores a warm pool has CPU to spare; on a small machine 8
+// saturates the container runtime.
 func Levels(given []int) []int {
 	if len(given) == 0 {
-		given = []int{1, runtime.NumCPU(), 8}
+		given = []int{1, min(runtime.NumCPU(), 8), 8}
 	}
 	levels := slices.Clone(given)
 	slices.Sort(levels)
 	return slices.Compact(levels)
+}
+
+// RoundRuns is the number of lifecycles of round (0 or 1) of a
+// measurement of runs lifecycles in two rounds at concurrency c: half of
+// them each, and at least c, so that the level is reached.
+func RoundRuns(runs, round, c int) int {
+	n := runs / 2
+	if round == 1 {
+		n = runs - n
+	}
+	return max(n, c)
 }
 
 // Round keeps three decimals.
