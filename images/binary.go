@@ -1,11 +1,13 @@
 package images
 
 import (
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"sync"
 )
@@ -13,11 +15,13 @@ import (
 // The static linux binaries the images copy in are built into killchain
 // itself: `make build` (or `go generate ./images`) compiles cmd/toolbox and
 // cmd/kcaudio into images/bin before killchain is compiled, and the files
-// are embedded here. Image tags hash these bytes, so no Go toolchain and no
-// source tree is needed at run time.
+// are embedded here, gzipped (11 MB of binaries take 4.6 MB of killchain).
+// Image tags hash the binaries' bytes, so no Go toolchain and no source
+// tree is needed at run time.
 //
 //go:generate env CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false "-ldflags=-s -w" -o bin/toolbox ../cmd/toolbox
 //go:generate env CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false "-ldflags=-s -w" -o bin/kcaudio ../cmd/kcaudio
+//go:generate gzip -9 -n -f bin/toolbox bin/kcaudio
 //go:embed all:bin
 var binFS embed.FS
 
@@ -44,17 +48,38 @@ func embedded(name string) (Binary, error) {
 	if b, ok := binMemo[name]; ok {
 		return b, nil
 	}
-	data, err := fs.ReadFile(binFS, "bin/"+name)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(data) == 0) {
-		return Binary{}, fmt.Errorf("%w (images/bin/%s is missing): build it with `make build`, or run `go generate ./images` before `go build ./cmd/killchain`", ErrNoBinary, name)
-	}
+	data, err := gunzip(name)
 	if err != nil {
-		return Binary{}, fmt.Errorf("embedded %s: %w", name, err)
+		return Binary{}, err
 	}
 	sum := sha256.Sum256(data)
 	b := Binary{Name: name, Data: data, Hash: hex.EncodeToString(sum[:])}
 	binMemo[name] = b
 	return b, nil
+}
+
+// gunzip reads the embedded bin/name.gz.
+func gunzip(name string) ([]byte, error) {
+	f, err := binFS.Open("bin/" + name + ".gz")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w (images/bin/%s.gz is missing): build it with `make build`, or run `go generate ./images` before `go build ./cmd/killchain`", ErrNoBinary, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded %s: %w", name, err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("embedded %s: %w", name, err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("embedded %s: %w", name, err)
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w (images/bin/%s.gz is empty): build it with `make build`, or run `go generate ./images`", ErrNoBinary, name)
+	}
+	return data, nil
 }
 
 // ToolboxBinary is the embedded cmd/toolbox, the in-sandbox server every
