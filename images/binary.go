@@ -48,9 +48,12 @@ func embedded(name string) (Binary, error) {
 	if b, ok := binMemo[name]; ok {
 		return b, nil
 	}
-	data, err := gunzip(name)
+	data, err := gunzip("bin/" + name + ".gz")
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(data) == 0) {
+		return Binary{}, fmt.Errorf("%w (images/bin/%s.gz is missing): build it with `make build`, or run `go generate ./images` before `go build ./cmd/killchain`", ErrNoBinary, name)
+	}
 	if err != nil {
-		return Binary{}, err
+		return Binary{}, fmt.Errorf("embedded %s: %w", name, err)
 	}
 	sum := sha256.Sum256(data)
 	b := Binary{Name: name, Data: data, Hash: hex.EncodeToString(sum[:])}
@@ -58,28 +61,18 @@ func embedded(name string) (Binary, error) {
 	return b, nil
 }
 
-// gunzip reads the embedded bin/name.gz.
-func gunzip(name string) ([]byte, error) {
-	f, err := binFS.Open("bin/" + name + ".gz")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w (images/bin/%s.gz is missing): build it with `make build`, or run `go generate ./images` before `go build ./cmd/killchain`", ErrNoBinary, name)
-	}
+// gunzip reads the embedded gzipped file path.
+func gunzip(path string) ([]byte, error) {
+	f, err := binFS.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("embedded %s: %w", name, err)
+		return nil, err
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		return nil, fmt.Errorf("embedded %s: %w", name, err)
+		return nil, err
 	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("embedded %s: %w", name, err)
-	}
-	if len(data) == 0 {
-		return nil, fmt.Errorf("%w (images/bin/%s.gz is empty): build it with `make build`, or run `go generate ./images`", ErrNoBinary, name)
-	}
-	return data, nil
+	return io.ReadAll(zr)
 }
 
 // ToolboxBinary is the embedded cmd/toolbox, the in-sandbox server every

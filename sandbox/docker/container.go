@@ -69,30 +69,25 @@ func (b *Backend) diagnose(id string, streamErr error, stderr string) error {
 		detail = ": " + stderr
 	}
 	ins, err := b.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
-	for wait := 50 * time.Millisecond; err == nil && oomPending(ins.Container.State, b.opts.MemoryMB) && wait <= 800*time.Millisecond; wait *= 2 {
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		ins, err = b.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
-	}
 	if err != nil {
 		return sandbox.Failf(sandbox.FaultExited, "%w: connection lost and container gone (%v)%s", ErrExited, err, detail)
 	}
 	st := ins.Container.State
+	oom, inferred := st != nil && st.OOMKilled, ""
 	if oomPending(st, b.opts.MemoryMB) {
-		ev, err := b.exitEvents(ctx, id, st)
-		switch {
+		switch ev, err := b.exitEvents(ctx, id, st); {
 		case err != nil:
 			b.log.Warn("cannot tell an OOM kill from another SIGKILL", "container", id, "error", err)
+		case ev.oom:
+			oom = true
 		case ev.inferOOM():
-			return sandbox.Failf(sandbox.FaultOOMKilled, "%w (memory limit %d MiB, exit code %d; inferred: killed by SIGKILL, not through the Docker API, and the daemon recorded no OOM kill)%s", ErrOOMKilled, b.opts.MemoryMB, st.ExitCode, detail)
+			oom, inferred = true, "; inferred: killed by SIGKILL, not through the Docker API, and the daemon recorded no OOM kill"
 		}
 	}
 	switch {
 	case st == nil:
-	case st.OOMKilled:
-		return sandbox.Failf(sandbox.FaultOOMKilled, "%w (memory limit %d MiB, exit code %d)%s", ErrOOMKilled, b.opts.MemoryMB, st.ExitCode, detail)
+	case oom:
+		return sandbox.Failf(sandbox.FaultOOMKilled, "%w (memory limit %d MiB, exit code %d%s)%s", ErrOOMKilled, b.opts.MemoryMB, st.ExitCode, inferred, detail)
 	case !st.Running:
 		return sandbox.Failf(sandbox.FaultExited, "%w with code %d (%s)%s", ErrExited, st.ExitCode, st.Status, detail)
 	}

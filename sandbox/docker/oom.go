@@ -17,13 +17,13 @@ import (
 // daemon does not always say so: it records the exit and the OOM kill from
 // two events of containerd, in either order, and containerd drops the OOM
 // event when the container's cgroup is gone before it reads it (seen on a
-// loaded CI machine, where the toolbox itself ran out of memory). So the
-// flag is awaited for a moment, and then the daemon's event log decides:
-// an "oom" event is an OOM kill, a "kill" is a kill through the Docker API
-// (docker kill, docker stop, docker rm -f), and a "die" with neither is an
-// OOM kill inferred. The daemon keeps only its latest events: without the
-// "die" (logged right after any "kill") the log no longer reaches back far
-// enough, and nothing is inferred.
+// loaded CI machine, where the toolbox itself ran out of memory). So when
+// the flag is missing the daemon's event log decides: an "oom" event (the
+// flag recorded late) is an OOM kill, a "kill" is a kill through the Docker
+// API (docker kill, docker stop, docker rm -f), and a "die" with neither is
+// an OOM kill inferred. The daemon keeps only its latest events: without
+// the "die" (logged right after any "kill") the log no longer reaches back
+// far enough, and nothing is inferred.
 
 // oomPending reports whether st, a container killed by SIGKILL under a
 // memory limit, may not have its OOM kill recorded yet.
@@ -41,9 +41,9 @@ type exitEvents struct {
 func (e exitEvents) inferOOM() bool { return e.oom || (e.die && !e.kill) }
 
 // exitEvents reads the "oom", "kill" and "die" events of container id,
-// from its start to its end, from the daemon's event log. Both times are
-// the daemon's (its clock may not be this machine's), and the end is past,
-// so the daemon answers at once.
+// from its start to a second after its end, from the daemon's event log.
+// Both times are the daemon's (its clock may not be this machine's); the
+// daemon sends the events it holds and those still to come until then.
 func (b *Backend) exitEvents(ctx context.Context, id string, st *container.State) (exitEvents, error) {
 	since, err := time.Parse(time.RFC3339Nano, st.StartedAt)
 	if err != nil || since.Year() < 2000 {

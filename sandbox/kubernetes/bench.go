@@ -19,8 +19,8 @@ type BenchOptions struct {
 	// Runs is the number of lifecycles measured per kind and concurrency
 	// (default 24).
 	Runs int
-	// Concurrency lists the concurrency levels (default 1, the machine's
-	// cores and 8).
+	// Concurrency lists the concurrency levels (default:
+	// sandboxbench.Levels).
 	Concurrency []int
 	// Calls is the number of tool calls timed in one running sandbox of
 	// each backend (default 1000).
