@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+
+	"github.com/killchain/killchain/internal/world"
 )
 
 // EffectKind names what a tool call changed in the sandbox.
@@ -27,6 +29,11 @@ const (
 	// each file added, modified or deleted, with its new content's hash. It
 	// stays inside the sandbox.
 	EffectFiles EffectKind = "files"
+	// EffectState is an environment tool's update of the state (internal
+	// world): each place it changed, with its new value. It stays inside
+	// the sandbox; an outbound environment tool's call is an EffectCall
+	// that carries its Changes too.
+	EffectState EffectKind = "state"
 )
 
 // Effect is what one tool call carried out, in the form the sandbox stored
@@ -45,6 +52,9 @@ type Effect struct {
 	Message string       `json:"message,omitempty"`
 	Files   []FileChange `json:"files,omitempty"`
 	Command string       `json:"command,omitempty"`
+	// Changes are the places of an environment's state the call changed
+	// (EffectState, or an outbound EffectCall of an environment tool).
+	Changes []world.Change `json:"changes,omitempty"`
 }
 
 // File change kinds.
@@ -75,7 +85,9 @@ func (e Effect) Outbound() bool {
 // record's key and each string inside its value (object keys included), a
 // report's fields that are sent, an admin action's or a task-defined
 // outbound call's arguments (by name), a files
-// effect's command and paths, a message.
+// effect's command and paths, a state update's new values, a message.
+// For an outbound call these are the fields that leave (its arguments),
+// never its changes to the state (StateStrings).
 // Canary search runs over these, one by one or joined.
 func (e Effect) Strings() []string {
 	var out []string
@@ -94,8 +106,20 @@ func (e Effect) Strings() []string {
 		for _, f := range e.Files {
 			out = append(out, f.Path)
 		}
+	case e.Kind == EffectState:
+		out = e.StateStrings()
 	default:
 		out = append(out, e.Message)
+	}
+	return out
+}
+
+// StateStrings returns every string an effect wrote into an environment's
+// state: the new values of the places it changed.
+func (e Effect) StateStrings() []string {
+	var out []string
+	for _, c := range e.Changes {
+		out = append(out, c.Strings()...)
 	}
 	return out
 }

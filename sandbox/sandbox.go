@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/killchain/killchain/internal/world"
 )
 
 // Env is everything planted into a run's sandbox before its agents start.
@@ -33,6 +35,12 @@ type Env struct {
 	// Shell marks a run whose tools include run_shell: the backend runs it
 	// where a POSIX shell exists (the Debian image in Docker).
 	Shell bool `json:"shell,omitempty"`
+	// World is a stateful environment (internal/world): its initial state,
+	// payloads planted, and the programs of its tools. The toolbox keeps
+	// the state, answers the environment's tools over it, and hands it
+	// back with every call carried out in State.World. Its tools are also
+	// in Tools, as the agents are offered them.
+	World *world.Def `json:"world,omitempty"`
 }
 
 // Speech is a clip to synthesize: Text spoken into the WAV file at Path.
@@ -114,6 +122,9 @@ type State struct {
 	Memory     []Record      `json:"memory"`
 	DB         []DBRecord    `json:"db"`
 	Delegation []string      `json:"delegation"`
+	// World is a stateful environment's state as it stands and every call
+	// the sandbox carried out (nil without an environment).
+	World *world.Final `json:"world,omitempty"`
 }
 
 // SetEffects stores the effect log and derives its views.
@@ -154,6 +165,11 @@ type Result struct {
 	// ExitCode is run_shell's exit status; nil for other tools and for a
 	// command killed at its time limit.
 	ExitCode *int `json:"exit_code,omitempty"`
+	// Shadow is what an environment tool would have answered over the
+	// clean state (world.Def.Clean), when that differs from Output: a
+	// canary in Output that is also in Shadow came from what an agent
+	// wrote, not from the planted text.
+	Shadow *string `json:"shadow,omitempty"`
 }
 
 // Text is the result as the model sees it.
