@@ -17,6 +17,7 @@ import (
 
 	"github.com/killchain/killchain/internal/pdfdoc"
 	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/world"
 	"github.com/killchain/killchain/sandbox"
 )
 
@@ -48,6 +49,10 @@ type Box struct {
 	lock    chan struct{}    // held by the call in progress
 	seq     int              // effects carried out so far; -1 until read from the log
 	effects []sandbox.Effect // the log as this Box keeps it, once read
+	// world is the run's stateful environment (world.go), nil without
+	// one; worldOut says which of its tools are outbound.
+	world    *world.World
+	worldOut map[string]bool
 }
 
 // New returns a Box over dir.
@@ -133,6 +138,9 @@ func (b *Box) Prepare(env sandbox.Env) error {
 	}
 	b.acquire(context.Background())
 	defer b.release()
+	if err := b.openWorld(env.World); err != nil {
+		return err
+	}
 	return b.loadEffects()
 }
 
@@ -155,13 +163,6 @@ func (b *Box) CallContext(ctx context.Context, agent, tool string, raw json.RawM
 		return sandbox.Result{}, err
 	}
 	defer b.release()
-	def, custom, err := b.taskTool(tool)
-	if err != nil {
-		return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
-	}
-	if _, ok := tools.Lookup(tool); !ok && !custom {
-		return sandbox.Result{Error: fmt.Sprintf("unknown tool %q", tool)}, nil
-	}
 	a := args{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &a); err != nil {
@@ -170,6 +171,16 @@ func (b *Box) CallContext(ctx context.Context, agent, tool string, raw json.RawM
 		if err := sandbox.CheckArgs(raw); err != nil {
 			return sandbox.Result{Error: "arguments: " + err.Error()}, nil
 		}
+	}
+	if b.world != nil && b.world.Serves(tool) {
+		return b.callWorld(ctx, agent, tool, raw, a)
+	}
+	def, custom, err := b.taskTool(tool)
+	if err != nil {
+		return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
+	}
+	if _, ok := tools.Lookup(tool); !ok && !custom {
+		return sandbox.Result{Error: fmt.Sprintf("unknown tool %q", tool)}, nil
 	}
 	var (
 		out  string
@@ -199,6 +210,9 @@ func (b *Box) CallContext(ctx context.Context, agent, tool string, raw json.RawM
 		if err := b.logEffect(eff); err != nil {
 			return sandbox.Result{}, fmt.Errorf("%s: %w", tool, err)
 		}
+	}
+	if b.world != nil {
+		b.world.Record(agent, tool, raw, out, tools.IsOutbound(tool) || custom && def.Outbound)
 	}
 	return sandbox.Result{Output: out, Effect: eff, ExitCode: code}, nil
 }
@@ -425,5 +439,5 @@ func (b *Box) State() (sandbox.State, error) {
 		return st, err
 	}
 	st.SetEffects(append([]sandbox.Effect(nil), b.effects...))
-	return st, nil
+	return st, b.worldState(&st)
 }
