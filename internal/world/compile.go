@@ -40,6 +40,7 @@ var envs = sync.OnceValues(func() ([2]*cel.Env, error) {
 		cel.CrossTypeNumericComparisons(true),
 		ext.Strings(), ext.Lists(), ext.Math(), ext.Sets(), ext.Encoders(),
 		cel.OptionalTypes(),
+		cel.CustomTypeAdapter(adapter),
 		withFunction(),
 	}
 	obj := cel.MapType(cel.StringType, cel.DynType)
@@ -84,7 +85,7 @@ func withFunction() cel.EnvOption {
 						out[string(ks)] = v
 					}
 				}
-				return types.DefaultTypeAdapter.NativeToValue(out)
+				return adapter.NativeToValue(out)
 			})))
 }
 

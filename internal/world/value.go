@@ -341,3 +341,46 @@ func Text(v any) string {
 	}
 	return strings.TrimSpace(string(raw))
 }
+
+// adapter is the CEL type adapter of every program. It hands CEL a
+// state's lists as stateLists, so that appending a record to a list of ten
+// thousand shares the ten thousand instead of wrapping and unwrapping
+// each; everything else is CEL's default.
+var adapter types.Adapter = stateAdapter{types.DefaultTypeAdapter}
+
+type stateAdapter struct{ types.Adapter }
+
+func (a stateAdapter) NativeToValue(v any) ref.Val {
+	switch x := v.(type) {
+	case []any:
+		return &stateList{Lister: types.NewList(a, x), items: x}
+	case map[string]any:
+		return types.NewStringInterfaceMap(a, x)
+	}
+	return a.Adapter.NativeToValue(v)
+}
+
+// stateList is a list of a state: CEL's own list, whose concatenation
+// makes a new Go slice of the same elements.
+type stateList struct {
+	traits.Lister
+	items []any
+}
+
+// Add implements traits.Adder: l + other, as a new stateList.
+func (l *stateList) Add(other ref.Val) ref.Val {
+	o, ok := other.(traits.Lister)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(other)
+	}
+	tail, err := native(o)
+	if err != nil {
+		return types.WrapErr(err)
+	}
+	rest, _ := tail.([]any)
+	out := make([]any, 0, len(l.items)+len(rest))
+	return adapter.NativeToValue(append(append(out, l.items...), rest...))
+}
+
+// Value implements ref.Val: the Go slice itself.
+func (l *stateList) Value() any { return l.items }
