@@ -353,9 +353,9 @@ type stateAdapter struct{ types.Adapter }
 func (a stateAdapter) NativeToValue(v any) ref.Val {
 	switch x := v.(type) {
 	case []any:
-		return &stateList{Lister: types.NewList(a, x), items: x}
+		return &stateList{Lister: types.NewList(adapter, x), items: x}
 	case map[string]any:
-		return types.NewStringInterfaceMap(a, x)
+		return types.NewStringInterfaceMap(adapter, x)
 	}
 	return a.Adapter.NativeToValue(v)
 }
