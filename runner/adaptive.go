@@ -150,11 +150,10 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 		if len(payloads) > 0 && payloads[len(payloads)-1].ID == pr.Payload {
 			continue
 		}
-		a, err := r.study.Attack(pr.Attack)
-		if err != nil {
-			return fmt.Errorf("cell %s: %w", c.key, err)
+		if pr.Planted == nil {
+			return fmt.Errorf("cell %s: run %s plants no parsed attack", c.key, pr.RunID)
 		}
-		payloads = append(payloads, attacker.FromAttack(a))
+		payloads = append(payloads, attacker.FromAttack(*pr.Planted))
 	}
 	runs := c.runs0
 	var hist []attacker.Round
@@ -298,7 +297,7 @@ func (r *Runner) roundRuns(run0 study.Run, ar results.AttackerRound) ([]attacker
 		return nil, nil, err
 	}
 	for i := range failed {
-		failed[i].Proposed = nil // marks a run no payload exists for
+		failed[i].Planted = nil // marks a run no payload exists for
 	}
 	return payloads, append(runs, failed...), nil
 }
@@ -333,7 +332,7 @@ func (r *Runner) runRound(ctx context.Context, c *cell, st *rounds, runs []study
 // recorded as an attacker error, never started.
 func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run) (results.Run, error) {
 	ad := &results.Adaptive{Round: pr.Round, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Payload: pr.Payload, Parent: pr.Parent}
-	if pr.Round > 0 && pr.Proposed == nil {
+	if pr.Round > 0 && pr.Planted == nil {
 		rec := results.Run{Study: r.study.Name, Batch: pr.Batch, Grid: pr.Grid, RunID: pr.RunID, Cell: pr.Cell, Repeat: pr.Repeat,
 			Task: pr.Task, Variant: pr.Variant, Attack: "adaptive", Surface: pr.Surface, Mode: string(pr.Mode),
 			Condition: pr.Condition, Defense: pr.Defense, ModelA: pr.ModelA, ModelB: pr.ModelB, Attacked: true,

@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/killchain/killchain/internal/agent"
@@ -49,50 +47,31 @@ func (noModel) Generate(context.Context, agent.Request) (agent.Reply, error) {
 	return agent.Reply{}, errors.New("no model is called to show a briefing")
 }
 
-// Brief puts together what the agents of one planned run are told.
+// Brief puts together what the agents of one planned run are told: the
+// run as execute prepares it, with no model built.
 func Brief(s *study.Study, pr study.Run) (Briefing, error) {
 	b := Briefing{Run: pr}
-	task, ok := s.Tasks.Get(pr.Task)
-	if !ok {
-		return b, fmt.Errorf("unknown task %q", pr.Task)
-	}
-	if task.CarriesCanary(pr.Attacked) {
+	if task, ok := s.Tasks.Get(pr.Task); ok && task.CarriesCanary(pr.Attacked) {
 		b.Canary = ShowCanary
 	}
-	variant, err := s.RunVariant(task, pr)
+	noClassifier := func(string) (agent.Model, error) { return noModel{}, nil }
+	p, err := prepare(s, pr, b.Canary, func(name string) ([]agent.Defense, error) { return buildDefenses(s, name, noClassifier) })
 	if err != nil {
-		return b, fmt.Errorf("attack: %w", err)
-	}
-	env, err := task.Env(tasks.BuildInput{Study: s.Name, Run: pr.RunID, Variant: variant, Attacked: pr.Attacked, Canary: b.Canary})
-	if err != nil {
-		return b, fmt.Errorf("build environment: %w", err)
-	}
-	if b.Texts, err = tasks.EnvTexts(env); err != nil {
 		return b, err
 	}
-	for _, d := range env.Tools {
+	if b.Texts, err = tasks.EnvTexts(p.env); err != nil {
+		return b, err
+	}
+	for _, d := range p.env.Tools {
 		delete(b.Texts, "tool:"+d.Name)
 	}
-	b.Tools = env.Tools
-	r := &Runner{study: s, opts: Options{Models: func(*study.Model) (agent.Model, error) { return noModel{}, nil }},
-		models: map[string]agent.Model{}, defCache: map[string][]agent.Defense{}}
-	defs, err := r.defenses(pr.Defense)
-	if err != nil {
-		return b, err
-	}
-	instructions := ""
-	if cond, ok := s.Condition(pr.Condition); ok {
-		instructions = cond.Instructions
-	}
-	taskTools := tasks.Specs(env.Tools)
-	models := []string{pr.ModelA, cmp.Or(pr.ModelB, pr.ModelA)}
-	for pos, role := range task.Roles[:min(2, len(task.Roles))] {
-		c := agent.Config{Tools: role.Tools, TaskTools: taskTools}
+	b.Tools = p.env.Tools
+	for _, pa := range p.roles {
 		b.Agents = append(b.Agents, AgentBriefing{
-			Position: string(rune('a' + pos)), Role: role.Name, Model: models[pos],
-			System: agent.SystemPrompt(role.System, instructions, defs),
-			Prompt: task.PromptFor(role, pr.Condition),
-			Tools:  slices.Clone(c.Offered()),
+			Position: string(rune('a' + pa.cfg.Pos)), Role: pa.role.Name, Model: pa.model,
+			System: agent.SystemPrompt(pa.cfg.System, pa.cfg.Condition, pa.cfg.Defenses),
+			Prompt: pa.cfg.Prompt,
+			Tools:  slices.Clone(pa.cfg.Offered()),
 		})
 	}
 	return b, nil

@@ -19,7 +19,6 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
-	"github.com/killchain/killchain/internal/defense"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
@@ -180,35 +179,24 @@ func (r *Runner) defenses(name string) ([]agent.Defense, error) {
 		return d, nil
 	}
 	r.mu.Unlock()
-	def, ok := r.study.Defense(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown defense %q", name)
-	}
-	opt := defense.Options{Patterns: def.Patterns, Datamark: def.Datamark}
-	switch {
-	case def.Classifier != "":
-		m, err := r.model(def.Classifier)
-		if err != nil {
-			return nil, fmt.Errorf("defense %s: %w", name, err)
-		}
-		opt.Classifier = m
-	case defense.NeedsClassifier(def.Kind):
-		// No study model named: the built-in keyword classifier, a
-		// scripted policy built by the same factory as every model.
-		m, err := r.opts.Models(&study.Model{Name: "classifier", Provider: study.ProviderScripted, Policy: "classifier"})
-		if err != nil {
-			return nil, fmt.Errorf("defense %s: built-in classifier: %w", name, err)
-		}
-		opt.Classifier = m
-	}
-	d, err := defense.Build(def.Kind, opt)
+	d, err := buildDefenses(r.study, name, r.classifier)
 	if err != nil {
-		return nil, fmt.Errorf("defense %s: %w", name, err)
+		return nil, err
 	}
 	r.mu.Lock()
 	r.defCache[name] = d
 	r.mu.Unlock()
 	return d, nil
+}
+
+// classifier is the model a defense classifies calls with: the study's
+// model of a block name, or, for "", the built-in keyword classifier, a
+// scripted policy built by the same factory as every model.
+func (r *Runner) classifier(name string) (agent.Model, error) {
+	if name == "" {
+		return r.opts.Models(&study.Model{Name: "classifier", Provider: study.ProviderScripted, Policy: "classifier"})
+	}
+	return r.model(name)
 }
 
 // Run executes every planned run that is not finished yet. Ctrl-C (ctx

@@ -211,7 +211,7 @@ func (s *Study) RoundRuns(run0 Run, round int, ids, parents []string, proposed [
 		variant := t.AttackVariantName(id, own)
 		for rep := 0; rep < g.Repeats; rep++ {
 			r := run0
-			r.Variant, r.Attack, r.Proposed = variant, a.Name(), &proposed[i]
+			r.Variant, r.Attack, r.Planted = variant, a.Name(), &proposed[i]
 			r.Round, r.Payload, r.Parent, r.Repeat = round, id, parents[i], rep
 			r.Cell = CellKey(r.Grid, r.Task, variant, r.ModelA, r.ModelB, r.Condition, r.Defense)
 			r.RunID = RunID(s.Name, s.Seed, r.Task, r.Cell, rep)

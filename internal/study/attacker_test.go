@@ -108,7 +108,7 @@ func TestAttackerPlan(t *testing.T) {
 			t.Errorf("round run %s: collides or is unstable (%s)", r.RunID, again[i].RunID)
 		}
 		ids[r.RunID] = true
-		if r.Round != 1 || r.Proposed == nil || r.Variant != r.Payload || !strings.HasPrefix(r.Cell, "g/memory_poison/r1.") {
+		if r.Round != 1 || r.Planted == nil || r.Variant != r.Payload || !strings.HasPrefix(r.Cell, "g/memory_poison/r1.") {
 			t.Errorf("round run %+v", r)
 		}
 		if _, err := s.RunVariant(mustTask(t, s, r.Task), r); err != nil {

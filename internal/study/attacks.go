@@ -102,17 +102,11 @@ func (d *decoder) gridAttacks(bc *hcldiag.Block, g *Grid, found map[int]*tasks.T
 func (s *Study) Attack(spec string) (attacks.Attack, error) { return attacks.Parse(spec, s.Attacks) }
 
 // AttackVariant is the variant a planned attack run plants: the attack
-// written for the run's task and first model, where the task's own variant
-// pr.Placed plants.
+// as the plan parsed it (pr.Planted), written for the run's task and first
+// model, where the task's own variant pr.Placed plants.
 func (s *Study) AttackVariant(t *tasks.Task, pr Run) (tasks.Variant, error) {
-	var a attacks.Attack
-	if pr.Proposed != nil {
-		a = *pr.Proposed
-	} else {
-		var err error
-		if a, err = s.Attack(pr.Attack); err != nil {
-			return tasks.Variant{}, err
-		}
+	if pr.Planted == nil {
+		return tasks.Variant{}, fmt.Errorf("run %s plants attack %s, which its plan did not parse", pr.RunID, pr.Attack)
 	}
 	own, ok := t.Variant(pr.Placed)
 	if !ok {
@@ -122,7 +116,7 @@ func (s *Study) AttackVariant(t *tasks.Task, pr Run) (tasks.Variant, error) {
 	if m, ok := s.Model(pr.ModelA); ok && m.Name != "" {
 		model = m.Name
 	}
-	return t.AttackVariant(a, own, model)
+	return t.AttackVariant(*pr.Planted, own, model)
 }
 
 // RunVariant is the variant a planned run plants: the attack's, or the

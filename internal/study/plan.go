@@ -32,15 +32,19 @@ type Run struct {
 	Repeat         int    // 0-based
 	Cell           string // stable key of the cell, see CellKey
 	RunID          string // <task>-<8 hex>, unique in the study and stable across resume
+	// Planted is the attack-library attack the run plants, parsed once:
+	// by Plan from the grid's spec, or as the attacker proposed it for a
+	// round after 0 (which no name of the study parses to). It is nil
+	// when the run plants the task's own variant, and for a round's run
+	// no payload exists for.
+	Planted *attacks.Attack
 	// Attacker names the grid's attacker on the attacked runs of its
 	// attacks (round 0) and of the rounds it proposes ("" otherwise);
 	// Round is the run's round, Payload the id of the payload it plants
-	// and Parent the payload that one was derived from. Proposed is the
-	// attack a round after 0 plants, which no name of the study parses to.
+	// and Parent the payload that one was derived from.
 	Attacker        string
 	Round           int
 	Payload, Parent string
-	Proposed        *attacks.Attack
 }
 
 // CellKey is the stable key of a cell:
@@ -138,6 +142,7 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 	type slot struct {
 		variant        string
 		attack, placed string
+		planted        *attacks.Attack
 		surface        string
 		conds          []*Condition
 	}
@@ -157,7 +162,7 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 				}
 				for _, own := range t.AttackPlacements() {
 					slots = append(slots, slot{variant: t.AttackVariantName(a.Name(), own), attack: a.Name(), placed: own.Name,
-						surface: own.Surface, conds: attacked})
+						planted: &a, surface: own.Surface, conds: attacked})
 				}
 			}
 		}
@@ -171,7 +176,7 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 					adaptive := g.Attacker != "" && sl.attack != "" && c.Payload
 					cells = append(cells, Run{
 						Grid: g.Name, Batch: g.Batch, Task: t.Name, Variant: sl.variant, Surface: sl.surface,
-						Attack: sl.attack, Placed: sl.placed,
+						Attack: sl.attack, Placed: sl.placed, Planted: sl.planted,
 						Attacker: pick(adaptive, g.Attacker), Payload: pick(adaptive, sl.attack),
 						Mode: t.Mode, Condition: c.Name, Attacked: c.Payload, Defense: def,
 						ModelA: mp[0], ModelB: mp[1],
@@ -217,13 +222,12 @@ func (s *Study) PlanHash(runs []Run) string {
 	// edited between a run and its resume changes the plan.
 	seen := map[string]bool{}
 	for _, r := range runs {
-		if r.Attack == "" || seen[r.Attack] {
+		if r.Planted == nil || seen[r.Attack] {
 			continue
 		}
 		seen[r.Attack] = true
-		if a, err := s.Attack(r.Attack); err == nil {
-			fmt.Fprintf(h, "attack\x00%s\x00%s\x00%s\n", a.Name(), a.Family.Goal, a.Family.Template)
-		}
+		a := r.Planted
+		fmt.Fprintf(h, "attack\x00%s\x00%s\x00%s\n", a.Name(), a.Family.Goal, a.Family.Template)
 	}
 	s.hashAttackers(h)
 	return hex.EncodeToString(h.Sum(nil))
