@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/tracker"
 )
@@ -31,7 +32,7 @@ type htmlPage struct {
 	Title    string
 	Summary  []string
 	Sections []section
-	Figures  []Figure
+	Figures  []plot.Figure
 	Picked   []pickedRun
 	Total    int
 	AllRuns  bool
@@ -40,7 +41,7 @@ type htmlPage struct {
 // inlineSVG returns a figure's SVG without its XML prolog, to sit inside the
 // HTML. The SVG comes from our own plotting code, never from user input;
 // its text labels are escaped by the SVG canvas.
-func inlineSVG(f Figure) template.HTML {
+func inlineSVG(f plot.Figure) template.HTML {
 	s := string(f.SVG)
 	if i := strings.Index(s, "<svg"); i >= 0 {
 		s = s[i:]

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/stats"
 )
@@ -148,7 +149,7 @@ func write(dir string, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	var figs []Figure
+	var figs []plot.Figure
 	if !opts.NoFigures {
 		if figs, err = buildFigures(agg, extras, opts.Z); err != nil {
 			return fmt.Errorf("report: %w", err)
