@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/report/plot"
+	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/stats"
 )
@@ -95,7 +96,7 @@ func write(dir string, opts Options) error {
 		return fmt.Errorf("report: z, max run ids and sample must not be negative")
 	}
 	agg := NewAggregator(opts.MaxRunIDs)
-	pick := newPicker(opts.MaxRunViews, opts.Sample)
+	pick := runview.NewPicker(opts.MaxRunViews, opts.Sample)
 	an := opts.analysis
 	if an == nil {
 		an = newAnalyzer(dir)
@@ -113,16 +114,16 @@ func write(dir string, opts Options) error {
 		ct.add(r)
 		ad.add(r)
 		why := an.add(r)
-		pick.add(r, why)
+		pick.Add(r, why)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	picked := pick.result()
+	picked := pick.Result()
 	ids := make(map[string]bool, len(picked))
 	for _, p := range picked {
-		ids[p.run.RunID] = true
+		ids[p.Run.RunID] = true
 	}
 	ev, err := readEvents(filepath.Join(dir, results.EventsFile), func(id string) bool { return ids[id] })
 	if err != nil {
