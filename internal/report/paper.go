@@ -2,7 +2,6 @@ package report
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/killchain/killchain/internal/defense/kinds"
@@ -33,22 +32,6 @@ func modelLabel(c Cell) string {
 		return c.ModelA
 	}
 	return c.ModelA + "→" + c.ModelB
-}
-
-// knCI is "k/n · p% (lo–hi)", or noneCell when n is 0.
-func knCI(k, n int, z float64) string {
-	if n == 0 {
-		return noneCell
-	}
-	return kn(k, n) + " · " + rateCI(k, n, z)
-}
-
-// stageCI is knCI for a stage, naCell where the stage applies to no run.
-func stageCI(r Rate, z float64) string {
-	if r.N == 0 {
-		return naCell
-	}
-	return knCI(r.K, r.N, z)
 }
 
 // modelTables are the paper's Table 1: per model (same-model pairs count as
@@ -282,18 +265,4 @@ func defenseTables(a *Aggregator, v view) (csvT, mdT Table) {
 			itoa(c.BlockedCalls), itoa(c.ClassifierErrors), kn(c.ClassifierErrorRuns, c.Runs))
 	}
 	return csvT, mdT
-}
-
-func fnum1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
-
-// signed formats a difference in percentage points with its sign.
-func signed(d float64) string {
-	s := fnum1(d)
-	if d > 0 {
-		return "+" + s
-	}
-	if s == "-0.0" {
-		return "0.0"
-	}
-	return s
 }

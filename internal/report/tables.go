@@ -2,10 +2,7 @@ package report
 
 import (
 	"cmp"
-	"math"
 	"slices"
-
-	"github.com/killchain/killchain/internal/stats"
 )
 
 // view holds what every table builder needs besides the aggregates.
@@ -37,14 +34,6 @@ func (v view) md(t Table) Table {
 		drop = append(drop, "defense")
 	}
 	return t.drop(drop...)
-}
-
-// ciLabel names the interval: "95% CI" at the usual z, "CI" otherwise.
-func ciLabel(z float64) string {
-	if math.Abs(z-stats.Z95) < 1e-3 {
-		return "95% CI"
-	}
-	return "CI"
 }
 
 func isAttacked(c Cell) bool { return c.Attacked }
