@@ -8,6 +8,9 @@ import (
 	"unicode/utf8"
 )
 
+// A table as the report writes it: rows of strings, as an aligned Markdown
+// pipe table or as CSV; a view says which columns the Markdown shows.
+
 // Table is a rendered table: strings ready for Markdown or CSV.
 type Table struct {
 	Header []string
@@ -103,4 +106,35 @@ func (t Table) CSV(w io.Writer) error {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil
+}
+
+// view holds what every table builder needs besides the aggregates.
+type view struct {
+	z float64
+	// splitCondition and splitDefense show the condition and defense columns
+	// in Markdown; CSV files always carry them.
+	splitCondition bool
+	splitDefense   bool
+}
+
+// newView decides which columns the Markdown tables show.
+func newView(a *Aggregator, z float64) view {
+	attacked := func(c Cell) bool { return c.Attacked }
+	return view{
+		z:              z,
+		splitCondition: len(a.Distinct(attacked, func(c Cell) string { return c.Condition })) > 1,
+		splitDefense:   len(a.Distinct(nil, func(c Cell) string { return c.Defense })) > 1,
+	}
+}
+
+// md drops the condition and defense columns the view does not split by.
+func (v view) md(t Table) Table {
+	var drop []string
+	if !v.splitCondition {
+		drop = append(drop, "condition")
+	}
+	if !v.splitDefense {
+		drop = append(drop, "defense")
+	}
+	return t.drop(drop...)
 }
