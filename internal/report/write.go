@@ -6,6 +6,11 @@
 // feeds every run to an Aggregator that keeps only counters per Cell, and
 // renders tables from rollups of those counters. Errored runs are excluded
 // from every rate and counted apart.
+//
+// Beside the tables: rates.go writes every count and rate; figures.go says
+// which figures to draw, from which counts, and internal/report/plot draws
+// them; report.html's page per run, and the text of the show command, are
+// internal/report/runview's.
 package report
 
 import (
