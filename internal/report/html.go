@@ -51,8 +51,8 @@ func inlineSVG(f plot.Figure) template.HTML {
 
 // writeHTML writes report.html, the head and tables from p and one row per
 // picked run, and each picked run's view as a page of its own in
-// runview.Dir beside it, each transcript read, rendered and dropped in turn. The pages
-// of an earlier report are removed first.
+// runview.Dir beside it, each transcript read, rendered and dropped in
+// turn. The pages of an earlier report are removed first.
 func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	runsDir := filepath.Join(filepath.Dir(path), runview.Dir)
 	// Only pages are removed: --output may name a folder whose runs/ holds
