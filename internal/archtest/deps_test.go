@@ -141,8 +141,9 @@ func TestDependencyRules(t *testing.T) {
 			}
 			return ""
 		}},
-		{"results, analysis and report read results; they run nothing", func(p pkg) string {
-			if !under(p.ImportPath, "internal/results", "internal/analysis", "internal/report", "runner/forensics", "internal/gate", "internal/recount", "internal/export") {
+		{"results, analysis and report (its run views and plots too) read results; they run nothing", func(p pkg) string {
+			if !under(p.ImportPath, "internal/results", "internal/analysis", "internal/report", "internal/report/runview",
+				"internal/report/plot", "runner/forensics", "internal/gate", "internal/recount", "internal/export") {
 				return ""
 			}
 			for _, d := range p.Imports {
@@ -160,6 +161,28 @@ func TestDependencyRules(t *testing.T) {
 			for _, d := range p.Deps {
 				if under(d, "internal/report", "internal/analysis", "internal/gate", "internal/recount", "internal/export", "runner") {
 					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"the report's rooms (its run views, its plots) import nothing of the report", func(p pkg) string {
+			if !strings.HasPrefix(p.ImportPath, "internal/report/") {
+				return ""
+			}
+			for _, d := range p.Imports {
+				if under(d, "internal/report") {
+					return "imports " + d
+				}
+			}
+			return ""
+		}},
+		{"only the report's plot package draws (gonum.org/v1/plot)", func(p pkg) string {
+			if p.ImportPath == "internal/report/plot" {
+				return ""
+			}
+			for _, imp := range p.External {
+				if under(imp, "gonum.org/v1/plot") {
+					return "imports " + imp
 				}
 			}
 			return ""

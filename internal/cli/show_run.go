@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/killchain/killchain/internal/report"
+	"github.com/killchain/killchain/internal/report/runview"
 )
 
 func newShowCmd(g *globals) *cobra.Command {
@@ -43,7 +43,7 @@ always|never overrides). It writes nothing.`,
 			default:
 				return usagef("--color %q: want auto, always or never", color)
 			}
-			return report.WriteRunText(cmd.Context(), g.stdout, args[0], args[1], report.TextOptions{Color: on})
+			return runview.WriteText(cmd.Context(), g.stdout, args[0], args[1], runview.TextOptions{Color: on})
 		},
 	}
 	cmd.Flags().StringVar(&color, "color", "auto", "mark the canary and the labels in color: auto, always or never")

@@ -2,15 +2,12 @@ package report
 
 import (
 	"fmt"
-	"image/color"
 	"slices"
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/killchain/killchain/internal/errkind"
+	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/stats"
 )
@@ -358,11 +355,11 @@ const maxCellFigures = 12
 // figures draws the attack goal per round with its Wilson band, one curve
 // per feedback mode: pooled over every cell, then for each cell (task,
 // models, condition, defense) up to maxCellFigures, the modes side by side.
-func (t *adaptiveTally) figures(z float64) ([]Figure, error) {
+func (t *adaptiveTally) figures(z float64) ([]plot.Figure, error) {
 	if len(t.cells) == 0 {
 		return nil, nil
 	}
-	var out []Figure
+	var out []plot.Figure
 	all := make([]*adaptiveCell, 0, len(t.cells))
 	byTarget := map[string][]*adaptiveCell{}
 	var targets []string
@@ -400,10 +397,8 @@ func (t *adaptiveTally) figures(z float64) ([]Figure, error) {
 
 // curves draws the attack goal per round of cells, pooled per feedback
 // mode, with Wilson bands.
-func curves(name, title, caption string, cells []*adaptiveCell, z float64) (Figure, bool, error) {
-	p := newPlot(title, "round", "attack goal")
-	colors := map[string]color.RGBA{"none": {0x73, 0x73, 0x73, 0xff}, "outcome": {0x31, 0x82, 0xbd, 0xff}, "stage": {0xcb, 0x18, 0x1d, 0xff}}
-	drawn := 0
+func curves(name, title, caption string, cells []*adaptiveCell, z float64) (plot.Figure, bool, error) {
+	var bands []plot.Band
 	for _, mode := range feedbackModes {
 		pooled := map[int]*[2]int{}
 		for _, c := range cells {
@@ -428,40 +423,14 @@ func curves(name, title, caption string, cells []*adaptiveCell, z float64) (Figu
 			continue
 		}
 		slices.Sort(rs)
-		line := make(plotter.XYs, len(rs))
-		band := make(plotter.XYs, 0, 2*len(rs))
-		upper := make(plotter.XYs, 0, len(rs))
-		for i, r := range rs {
+		b := plot.Band{Name: mode}
+		for _, r := range rs {
 			k, n := pooled[r][0], pooled[r][1]
 			lo, hi := stats.Wilson(k, n, z)
-			line[i] = plotter.XY{X: float64(r), Y: float64(k) / float64(n)}
-			band = append(band, plotter.XY{X: float64(r), Y: lo})
-			upper = append(upper, plotter.XY{X: float64(r), Y: hi})
+			b.X, b.Y = append(b.X, float64(r)), append(b.Y, float64(k)/float64(n))
+			b.Lo, b.Hi = append(b.Lo, lo), append(b.Hi, hi)
 		}
-		slices.Reverse(upper)
-		band = append(band, upper...)
-		col := colors[mode]
-		poly, err := plotter.NewPolygon(band)
-		if err != nil {
-			return Figure{}, false, fmt.Errorf("adaptive figure: %w", err)
-		}
-		poly.Color = color.NRGBA{col.R, col.G, col.B, 0x30} // not premultiplied: a light tint
-		poly.LineStyle.Width, poly.LineStyle.Color = 0, color.Transparent
-		l, sc, err := plotter.NewLinePoints(line)
-		if err != nil {
-			return Figure{}, false, fmt.Errorf("adaptive figure: %w", err)
-		}
-		l.Color, sc.Color = col, col
-		l.Width = vg.Points(1.5)
-		p.Add(poly, l, sc)
-		p.Legend.Add(mode, l, sc)
-		drawn++
+		bands = append(bands, b)
 	}
-	if drawn == 0 {
-		return Figure{}, false, nil
-	}
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
-	return rendered(name, title, caption, p, 7*vg.Inch, 4*vg.Inch)
+	return plot.Bands(plot.Figure{Name: name, Title: title, Caption: caption}, "round", "attack goal", bands)
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/results"
 )
 
@@ -46,10 +47,10 @@ func (d *driftSeries) add(r *results.Run) {
 // maxDriftSteps bounds the drift figure's x axis.
 const maxDriftSteps = 40
 
-func (d *driftSeries) series() []Series {
-	var out []Series
+func (d *driftSeries) series() []plot.Series {
+	var out []plot.Series
 	for i, name := range []string{"clean", "attacked"} {
-		var s Series
+		var s plot.Series
 		s.Name = name
 		for step, sum := range d.sum[i] {
 			if d.n[i][step] == 0 {

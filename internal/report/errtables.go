@@ -105,14 +105,6 @@ func errorsByModelTables(a *Aggregator) (csvT, mdT Table) {
 	return csvT, mdT
 }
 
-// knPct is "k/n (p%)", or noneCell when n is 0.
-func knPct(k, n int) string {
-	if n == 0 {
-		return noneCell
-	}
-	return kn(k, n) + " (" + pct(k, n) + ")"
-}
-
 // errorKindSummary is "truncated 2, refused 1, provider 3": the errored runs
 // by kind in errorKinds order, other kinds after, kinds without runs left
 // out; "" when no run errored.

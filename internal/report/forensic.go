@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/analysis"
+	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/results"
 )
 
@@ -94,7 +95,7 @@ func (f *forensicAnalyzer) finish(int) ([]section, Extras) {
 		name string
 		ys   []float64
 	}{{"clean", d.Clean}, {"attacked", d.Attacked}} {
-		var ser Series
+		var ser plot.Series
 		ser.Name = s.name
 		for i, y := range s.ys {
 			if !math.IsNaN(y) {
@@ -108,7 +109,7 @@ func (f *forensicAnalyzer) finish(int) ([]section, Extras) {
 	}
 	if res.Classifier != nil {
 		for _, im := range res.Classifier.Importance {
-			x.Importance = append(x.Importance, Importance{Feature: im.Feature, Value: im.Permutation})
+			x.Importance = append(x.Importance, plot.Importance{Feature: im.Feature, Value: im.Permutation})
 		}
 	}
 	return secs, x

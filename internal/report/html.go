@@ -10,20 +10,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/killchain/killchain/internal/report/plot"
+	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
 )
 
 //go:embed report.html.tmpl
 var htmlSource string
 
-// page is the HTML template: report.html and each run's page, every one
-// self-contained (inline CSS and SVG, no script, nothing loaded from
-// anywhere) and linking the others.
+// page is the template of report.html: self-contained (inline CSS and SVG,
+// no script, nothing loaded from anywhere), one row per picked run linking
+// the run's own page (internal/report/runview, whose stylesheet it shares).
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"svg":   inlineSVG,
-	"flag":  flagText,
-	"stage": stageClass,
+	"stage": runview.StageClass,
+	"style": runview.Style,
 }).Parse(htmlSource))
 
 // htmlPage is what the template's head and tables show.
@@ -31,8 +32,8 @@ type htmlPage struct {
 	Title    string
 	Summary  []string
 	Sections []section
-	Figures  []Figure
-	Picked   []pickedRun
+	Figures  []plot.Figure
+	Picked   []runview.Picked
 	Total    int
 	AllRuns  bool
 }
@@ -40,7 +41,7 @@ type htmlPage struct {
 // inlineSVG returns a figure's SVG without its XML prolog, to sit inside the
 // HTML. The SVG comes from our own plotting code, never from user input;
 // its text labels are escaped by the SVG canvas.
-func inlineSVG(f Figure) template.HTML {
+func inlineSVG(f plot.Figure) template.HTML {
 	s := string(f.SVG)
 	if i := strings.Index(s, "<svg"); i >= 0 {
 		s = s[i:]
@@ -48,36 +49,12 @@ func inlineSVG(f Figure) template.HTML {
 	return template.HTML(s)
 }
 
-// flagText shows a nullable stage flag.
-func flagText(b *bool) string {
-	switch {
-	case b == nil:
-		return naCell
-	case *b:
-		return "yes"
-	}
-	return "no"
-}
-
-// stageClass is the CSS class of a stage badge.
-func stageClass(s string) string {
-	if _, ok := signalRank[s]; ok || s == "none" {
-		return "c-" + s
-	}
-	return "c-seen"
-}
-
-// RunsDir is the folder of the report that holds one page per run view
-// (runs/<run_id>.html), so that report.html stays light however many runs
-// a study has: it lists each run in one row that links its page.
-const RunsDir = "runs"
-
 // writeHTML writes report.html, the head and tables from p and one row per
-// picked run, and each picked run's view as a page of its own in RunsDir
-// beside it, each transcript read, rendered and dropped in turn. The pages
-// of an earlier report are removed first.
+// picked run, and each picked run's view as a page of its own in
+// runview.Dir beside it, each transcript read, rendered and dropped in
+// turn. The pages of an earlier report are removed first.
 func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
-	runsDir := filepath.Join(filepath.Dir(path), RunsDir)
+	runsDir := filepath.Join(filepath.Dir(path), runview.Dir)
 	// Only pages are removed: --output may name a folder whose runs/ holds
 	// other things.
 	stale, _ := filepath.Glob(filepath.Join(runsDir, "*.html"))
@@ -99,8 +76,8 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	err = page.ExecuteTemplate(w, "head", p)
 	for i := 0; err == nil && i < len(p.Picked); i++ {
 		pr := p.Picked[i]
-		if err = writeRunPage(runsDir, dir, pr, ev.ByRun[pr.run.RunID]); err == nil {
-			err = page.ExecuteTemplate(w, "runrow", runView{Run: pr.run, Why: pr.why})
+		if err = runview.WritePage(filepath.Dir(path), dir, pr, ev.ByRun[pr.Run.RunID]); err == nil {
+			err = page.ExecuteTemplate(w, "runrow", pr)
 		}
 	}
 	if err == nil {
@@ -116,32 +93,6 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
-}
-
-// RunPage is the path of a run's page in the report folder out.
-func RunPage(out, runID string) (string, error) {
-	// A run id that names a transcript safely names a page safely.
-	if _, err := results.TranscriptPath(out, runID); err != nil {
-		return "", err
-	}
-	return filepath.Join(out, RunsDir, runID+".html"), nil
-}
-
-// writeRunPage writes a picked run's view into runsDir.
-func writeRunPage(runsDir, dir string, pr pickedRun, evs []tracker.Event) error {
-	path, err := RunPage(filepath.Dir(runsDir), pr.run.RunID)
-	if err != nil {
-		return err
-	}
-	t, err := readTranscript(dir, pr.run.RunID)
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	if err := page.ExecuteTemplate(&b, "runpage", buildRunView(pr.run, pr.why, t, evs)); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // reportTitle is the title override or the study names.

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/testenv"
 )
 
@@ -53,12 +54,12 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPage(t, HTMLFile, data, counts, marks, &links)
-	pages, err := filepath.Glob(filepath.Join(out, RunsDir, "*.html"))
+	pages, err := filepath.Glob(filepath.Join(out, runview.Dir, "*.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if counts["run"] != 0 {
-		t.Errorf("report.html holds %d run views; they belong in %s/", counts["run"], RunsDir)
+		t.Errorf("report.html holds %d run views; they belong in %s/", counts["run"], runview.Dir)
 	}
 	for _, p := range pages {
 		data, err := os.ReadFile(p)
@@ -76,7 +77,7 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Errorf("%d run views in %d pages, want every run (%d)", counts["run"], len(pages), runs)
 	}
 	for _, p := range pages {
-		if !slices.Contains(links, RunsDir+"/"+filepath.Base(p)) {
+		if !slices.Contains(links, runview.Dir+"/"+filepath.Base(p)) {
 			t.Errorf("report.html does not link %s", filepath.Base(p))
 		}
 	}
@@ -291,8 +292,8 @@ func TestHTMLInChromium(t *testing.T) {
 // first that it does not write again, and nothing else in runs/.
 func TestHTMLRunPagesReplaced(t *testing.T) {
 	out := reportDir(t)
-	stale := filepath.Join(out, RunsDir, "gone-00000000.html")
-	other := filepath.Join(out, RunsDir, "notes.txt")
+	stale := filepath.Join(out, runview.Dir, "gone-00000000.html")
+	other := filepath.Join(out, runview.Dir, "notes.txt")
 	for _, f := range []string{stale, other} {
 		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)

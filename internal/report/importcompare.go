@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/stats"
 )
 
 // compareRow is one model's ASR in each result set, over all attacked runs
@@ -170,22 +169,4 @@ func compareTables(rows []compareRow, z float64) (csvT, mdT Table) {
 			rateKnCI(r.aCalled, z), rateKnCI(r.bCalled, z), deltaCI(dc, dclo, dchi))
 	}
 	return csvT, mdT
-}
-
-// rateDelta is b − a in percentage points with its Newcombe interval, or
-// empty strings when either has no runs.
-func rateDelta(a, b Rate, z float64) (d, lo, hi string) {
-	if a.N == 0 || b.N == 0 {
-		return "", "", ""
-	}
-	diff, l, h := stats.Newcombe(b.K, b.N, a.K, a.N, z)
-	return signed(100 * diff), signed(100 * l), signed(100 * h)
-}
-
-// deltaCI is "+31.2 (−2.0 to +60.1)", or noneCell.
-func deltaCI(d, lo, hi string) string {
-	if d == "" {
-		return noneCell
-	}
-	return d + " (" + lo + " to " + hi + ")"
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image/color"
 	"maps"
 	"math"
 	"os"
@@ -12,18 +11,14 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
+	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/results"
 )
 
 // probesReport builds the hidden-state probes section (one table per
 // target) and its AUROC-per-layer figures from probes/train.json; nothing
 // when the study has no trained probes.
-func probesReport(dir string, figures bool) ([]section, []Figure, error) {
+func probesReport(dir string, figures bool) ([]section, []plot.Figure, error) {
 	data, err := os.ReadFile(filepath.Join(dir, results.ProbesTrainFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -36,7 +31,7 @@ func probesReport(dir string, figures bool) ([]section, []Figure, error) {
 		return nil, nil, fmt.Errorf("probes: %s: %w", results.ProbesTrainFile, err)
 	}
 	var secs []section
-	var figs []Figure
+	var figs []plot.Figure
 	fpr := fmt.Sprintf("%g%%", 100*tr.FPR)
 	for _, t := range tr.Targets {
 		if len(t.Layers) == 0 {
@@ -73,7 +68,9 @@ func probesReport(dir string, figures bool) ([]section, []Figure, error) {
 		}
 		secs = append(secs, section{ID: "probes-" + t.Target, Title: "Hidden-state probes: " + t.Target, Intro: intro, Table: tab})
 		if figures {
-			f, err := probeFigure(t, tr.Folds)
+			f, err := plot.ProbeAUROC(plot.Figure{Name: "probes_auroc_" + t.Target, Title: "Probe AUROC per layer: " + t.Target,
+				Caption: "Linear-probe AUROC at each layer, leave-one-task-out and k-fold, with the shuffled-label, random-weight and bag-of-tokens controls."},
+				t, tr.Folds)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -115,76 +112,6 @@ func layerAUROC(ls []results.ProbeLayer, i int) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.3f", ls[i].LOSO.AUROC.Value)
-}
-
-// probeFigure draws AUROC per layer: LOSO and k-fold, and the controls.
-func probeFigure(t results.ProbeTarget, folds int) (Figure, error) {
-	p := plot.New()
-	p.Title.Text = "Probe AUROC per layer: " + t.Target
-	p.X.Label.Text = "layer (0 = embeddings)"
-	p.Y.Label.Text = "AUROC"
-	p.Y.Min, p.Y.Max = 0, 1
-	line := func(label string, ls []results.ProbeLayer, kfold bool, c color.RGBA, dashed bool) error {
-		var xy plotter.XYs
-		for _, l := range ls {
-			v := l.LOSO.AUROC.Value
-			if kfold {
-				v = l.KFold.AUROC.Value
-			}
-			if finite(v) {
-				xy = append(xy, plotter.XY{X: float64(l.Layer), Y: v})
-			}
-		}
-		if len(xy) == 0 {
-			return nil
-		}
-		ln, pts, err := plotter.NewLinePoints(xy)
-		if err != nil {
-			return err
-		}
-		ln.Color, pts.Color = c, c
-		if dashed {
-			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		}
-		pts.Shape = draw.CircleGlyph{}
-		p.Add(ln, pts)
-		p.Legend.Add(label, ln)
-		return nil
-	}
-	blue, orange := color.RGBA{0x21, 0x66, 0xac, 0xff}, color.RGBA{0xd6, 0x60, 0x4d, 0xff}
-	grey, green := color.RGBA{0x88, 0x88, 0x88, 0xff}, color.RGBA{0x1b, 0x9e, 0x77, 0xff}
-	for _, l := range []struct {
-		label  string
-		ls     []results.ProbeLayer
-		kfold  bool
-		c      color.RGBA
-		dashed bool
-	}{
-		{"LOSO", t.Layers, false, blue, false},
-		{fmt.Sprintf("%d-fold", folds), t.Layers, true, orange, false},
-		{"shuffled labels (LOSO)", t.Shuffled, false, grey, true},
-		{"random weights (LOSO)", t.Random, false, green, true},
-	} {
-		if err := line(l.label, l.ls, l.kfold, l.c, l.dashed); err != nil {
-			return Figure{}, fmt.Errorf("probes figure: %w", err)
-		}
-	}
-	if v := t.BagOfTokens.LOSO.AUROC.Value; finite(v) && len(t.Layers) > 0 {
-		xy := plotter.XYs{{X: 0, Y: v}, {X: float64(t.Layers[len(t.Layers)-1].Layer), Y: v}}
-		ln, err := plotter.NewLine(xy)
-		if err != nil {
-			return Figure{}, fmt.Errorf("probes figure: %w", err)
-		}
-		ln.Color = color.RGBA{0x66, 0x33, 0x99, 0xff}
-		ln.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
-		p.Add(ln)
-		p.Legend.Add("bag of tokens (LOSO)", ln)
-	}
-	p.Legend.Top, p.Legend.Left = false, true
-	p.Legend.YOffs = vg.Points(0)
-	return render("probes_auroc_"+t.Target, "Probe AUROC per layer: "+t.Target,
-		"Linear-probe AUROC at each layer, leave-one-task-out and k-fold, with the shuffled-label, random-weight and bag-of-tokens controls.",
-		p, 7*vg.Inch, 4*vg.Inch)
 }
 
 // addLOFO adds the leave-one-attack-family-out AUROC column when training

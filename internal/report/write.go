@@ -6,6 +6,11 @@
 // feeds every run to an Aggregator that keeps only counters per Cell, and
 // renders tables from rollups of those counters. Errored runs are excluded
 // from every rate and counted apart.
+//
+// Beside the tables: rates.go writes every count and rate; figures.go says
+// which figures to draw, from which counts, and internal/report/plot draws
+// them; report.html's page per run, and the text of the show command, are
+// internal/report/runview's.
 package report
 
 import (
@@ -18,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/killchain/killchain/internal/report/plot"
+	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/stats"
 )
@@ -94,7 +101,7 @@ func write(dir string, opts Options) error {
 		return fmt.Errorf("report: z, max run ids and sample must not be negative")
 	}
 	agg := NewAggregator(opts.MaxRunIDs)
-	pick := newPicker(opts.MaxRunViews, opts.Sample)
+	pick := runview.NewPicker(opts.MaxRunViews, opts.Sample)
 	an := opts.analysis
 	if an == nil {
 		an = newAnalyzer(dir)
@@ -112,16 +119,16 @@ func write(dir string, opts Options) error {
 		ct.add(r)
 		ad.add(r)
 		why := an.add(r)
-		pick.add(r, why)
+		pick.Add(r, why)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	picked := pick.result()
+	picked := pick.Result()
 	ids := make(map[string]bool, len(picked))
 	for _, p := range picked {
-		ids[p.run.RunID] = true
+		ids[p.Run.RunID] = true
 	}
 	ev, err := readEvents(filepath.Join(dir, results.EventsFile), func(id string) bool { return ids[id] })
 	if err != nil {
@@ -148,7 +155,7 @@ func write(dir string, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	var figs []Figure
+	var figs []plot.Figure
 	if !opts.NoFigures {
 		if figs, err = buildFigures(agg, extras, opts.Z); err != nil {
 			return fmt.Errorf("report: %w", err)

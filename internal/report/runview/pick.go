@@ -1,4 +1,4 @@
-package report
+package runview
 
 import (
 	"cmp"
@@ -8,32 +8,35 @@ import (
 	"github.com/killchain/killchain/internal/results"
 )
 
-// pickedRun is a run chosen for a per-run view, with why it was flagged
+// Picked is a run chosen for a per-run view, with why it was flagged
 // ("" when it was not).
-type pickedRun struct {
-	run results.Run
-	why string
+type Picked struct {
+	Run results.Run
+	Why string
 }
 
-// picker chooses the runs of the per-run views while the runs stream by:
+// Picker chooses the runs of the per-run views while the runs stream by:
 // every run when there are at most maxAll; otherwise the flagged runs (the
 // maxAll smallest ids) and a sample of unflagged runs (the sample with the
 // smallest hash of their id, so the choice does not depend on file order).
-type picker struct {
+type Picker struct {
 	maxAll, sample int
 	n              int
-	all            []pickedRun
-	flagged        []pickedRun // sorted by run id
+	all            []Picked
+	flagged        []Picked    // sorted by run id
 	sampled        []hashedRun // sorted by hash, then id
 }
 
 type hashedRun struct {
 	h uint64
-	pickedRun
+	Picked
 }
 
-func newPicker(maxAll, sample int) *picker {
-	return &picker{maxAll: max(maxAll, 0), sample: max(sample, 0)}
+// NewPicker returns a Picker that keeps every run of a study of at most
+// maxAll runs; of a larger one, at most maxAll flagged runs and sample
+// others.
+func NewPicker(maxAll, sample int) *Picker {
+	return &Picker{maxAll: max(maxAll, 0), sample: max(sample, 0)}
 }
 
 // flagRun says why a run deserves a look regardless of sampling.
@@ -56,8 +59,8 @@ func flagRun(r *results.Run) string {
 	return ""
 }
 
-// add offers one run; why is an extra reason from the analysis ("" none).
-func (p *picker) add(r *results.Run, why string) {
+// Add offers one run; why is an extra reason from the analysis ("" none).
+func (p *Picker) Add(r *results.Run, why string) {
 	if p.maxAll == 0 {
 		return
 	}
@@ -70,20 +73,20 @@ func (p *picker) add(r *results.Run, why string) {
 		}
 	}
 	if p.n <= p.maxAll {
-		p.all = append(p.all, pickedRun{run: *r, why: why})
+		p.all = append(p.all, Picked{Run: *r, Why: why})
 	} else {
 		p.all = nil
 	}
 	if why != "" {
-		p.flagged = insertBounded(p.flagged, pickedRun{run: *r, why: why}, p.maxAll, func(a, b pickedRun) int {
-			return cmp.Compare(a.run.RunID, b.run.RunID)
+		p.flagged = insertBounded(p.flagged, Picked{Run: *r, Why: why}, p.maxAll, func(a, b Picked) int {
+			return cmp.Compare(a.Run.RunID, b.Run.RunID)
 		})
 		return
 	}
 	h := fnv.New64a()
 	h.Write([]byte(r.RunID))
-	p.sampled = insertBounded(p.sampled, hashedRun{h.Sum64(), pickedRun{run: *r}}, p.sample, func(a, b hashedRun) int {
-		return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.run.RunID, b.run.RunID))
+	p.sampled = insertBounded(p.sampled, hashedRun{h.Sum64(), Picked{Run: *r}}, p.sample, func(a, b hashedRun) int {
+		return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.Run.RunID, b.Run.RunID))
 	})
 }
 
@@ -100,17 +103,17 @@ func insertBounded[T any](list []T, x T, n int, cmpf func(a, b T) int) []T {
 	return list
 }
 
-// result returns the picked runs sorted by run id.
-func (p *picker) result() []pickedRun {
-	var out []pickedRun
+// Result returns the picked runs sorted by run id.
+func (p *Picker) Result() []Picked {
+	var out []Picked
 	if p.n <= p.maxAll {
 		out = p.all
 	} else {
 		out = append(out, p.flagged...)
 		for _, s := range p.sampled {
-			out = append(out, s.pickedRun)
+			out = append(out, s.Picked)
 		}
 	}
-	slices.SortFunc(out, func(a, b pickedRun) int { return cmp.Compare(a.run.RunID, b.run.RunID) })
+	slices.SortFunc(out, func(a, b Picked) int { return cmp.Compare(a.Run.RunID, b.Run.RunID) })
 	return out
 }

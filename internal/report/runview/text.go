@@ -1,4 +1,4 @@
-package report
+package runview
 
 import (
 	"context"
@@ -14,23 +14,23 @@ import (
 	"github.com/killchain/killchain/internal/tracker"
 )
 
-// TextOptions says how WriteRunText writes.
+// TextOptions says how WriteText writes.
 type TextOptions struct {
 	// Color marks the canary and the kinds of entry with ANSI escapes (for
 	// a terminal); without it the canary is marked »like this«.
 	Color bool
 }
 
-// ErrNoRun is returned by WriteRunText for a run id runs.jsonl does not hold.
+// ErrNoRun is returned by WriteText for a run id runs.jsonl does not hold.
 var ErrNoRun = errors.New("no such run")
 
-// WriteRunText writes one run of the study folder dir as text for a
+// WriteText writes one run of the study folder dir as text for a
 // terminal (runID may be a prefix of exactly one run id): its outcome, then each agent's system prompt and prompt, and
 // step by step its hidden thinking, visible narration, tool calls and tool
 // results, each on lines of its own and labelled, the canary marked
 // wherever it is written and each entry tagged with the signals the
 // tracker recorded there (exposed, executed, …).
-func WriteRunText(ctx context.Context, w io.Writer, dir, runID string, opts TextOptions) error {
+func WriteText(ctx context.Context, w io.Writer, dir, runID string, opts TextOptions) error {
 	var run, first *results.Run
 	var near []string
 	_, err := results.ReadLatest(ctx, filepath.Join(dir, results.RunsFile), results.ReadOptions{}, func(r *results.Run) error {

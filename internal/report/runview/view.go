@@ -1,4 +1,11 @@
-package report
+// Package runview shows one run of a study folder at a time: as text for a
+// terminal (WriteText, for the show command) and as a page of the HTML
+// report (WritePage, runs/<run_id>.html). Both set each agent's steps out
+// with its hidden thinking, visible narration, tool calls and tool results
+// apart, and mark the canary with the furthest signal the tracker recorded
+// there. A Picker chooses which runs of a study get a page. The report
+// (internal/report) writes report.html around those pages and links them.
+package runview
 
 import (
 	"bytes"
@@ -25,6 +32,18 @@ func readTranscript(dir, runID string) (*results.Transcript, error) {
 		return nil, nil
 	}
 	return t, err
+}
+
+// flagText shows a nullable stage flag; "n/a" (as the report's tables
+// write it) where the stage does not apply to the run's mode.
+func flagText(b *bool) string {
+	switch {
+	case b == nil:
+		return "n/a"
+	case *b:
+		return "yes"
+	}
+	return "no"
 }
 
 // signalRank orders event signals by how far they show the canary went.

@@ -1,10 +1,10 @@
-package report
+package plot
 
 import (
 	"bytes"
 	"image/color"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -34,13 +34,13 @@ type rowLabels struct {
 	reserve vg.Length // width between the figure's left edge and the data area
 }
 
-var _ plot.Plotter = (*rowLabels)(nil)
+var _ gplot.Plotter = (*rowLabels)(nil)
 
 // setRowLabels replaces the Y axis tick labels of p with explicitly
 // placed row labels and reserves their room from the font's metrics.
-func setRowLabels(p *plot.Plot, labels []string) *rowLabels {
+func setRowLabels(p *gplot.Plot, labels []string) *rowLabels {
 	sty := draw.TextStyle{
-		Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)),
+		Color: color.Black, Font: font.From(gplot.DefaultFont, vg.Points(10)),
 		XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: p.Title.TextStyle.Handler,
 	}
 	r := &rowLabels{labels: labels, style: sty, reserve: rowLabelsWidth(sty, labels)}
@@ -62,7 +62,7 @@ func rowLabelsWidth(sty draw.TextStyle, labels []string) vg.Length {
 }
 
 // Plot implements plot.Plotter: labels start at the figure's left margin.
-func (r *rowLabels) Plot(c draw.Canvas, p *plot.Plot) {
+func (r *rowLabels) Plot(c draw.Canvas, p *gplot.Plot) {
 	_, ty := p.Transforms(&c)
 	x := c.Min.X - r.reserve + labelMargin
 	for i, l := range r.labels {

@@ -4,13 +4,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/killchain/killchain/internal/stats"
 )
+
+// A table as the report writes it: rows of strings, as an aligned Markdown
+// pipe table or as CSV; a view says which columns the Markdown shows.
 
 // Table is a rendered table: strings ready for Markdown or CSV.
 type Table struct {
@@ -109,62 +108,33 @@ func (t Table) CSV(w io.Writer) error {
 	return nil
 }
 
-// Formatting of counts and rates. Markdown shows percentages with one
-// decimal; CSV holds raw counts and fractions with four decimals, empty where
-// there is nothing to divide.
-
-// naCell marks a stage that does not apply to the runs' mode.
-const naCell = "n/a"
-
-// noneCell marks a rate with no runs to divide by.
-const noneCell = "—"
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-// kn is "k/n".
-func kn(k, n int) string { return itoa(k) + "/" + itoa(n) }
-
-// pct is k/n as a percentage with one decimal, or noneCell when n is 0.
-func pct(k, n int) string {
-	if n == 0 {
-		return noneCell
-	}
-	return pctf(float64(k) / float64(n))
+// view holds what every table builder needs besides the aggregates.
+type view struct {
+	z float64
+	// splitCondition and splitDefense show the condition and defense columns
+	// in Markdown; CSV files always carry them.
+	splitCondition bool
+	splitDefense   bool
 }
 
-func pctf(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
-
-// rateCI is "p% (lo–hi)" with the Wilson interval at z, or noneCell when n is 0.
-func rateCI(k, n int, z float64) string {
-	if n == 0 {
-		return noneCell
+// newView decides which columns the Markdown tables show.
+func newView(a *Aggregator, z float64) view {
+	attacked := func(c Cell) bool { return c.Attacked }
+	return view{
+		z:              z,
+		splitCondition: len(a.Distinct(attacked, func(c Cell) string { return c.Condition })) > 1,
+		splitDefense:   len(a.Distinct(nil, func(c Cell) string { return c.Defense })) > 1,
 	}
-	lo, hi := stats.Wilson(k, n, z)
-	return pct(k, n) + " (" + strconv.FormatFloat(100*lo, 'f', 1, 64) + "–" +
-		strconv.FormatFloat(100*hi, 'f', 1, 64) + ")"
 }
 
-// frac is k/n with four decimals, or "" when n is 0.
-func frac(k, n int) string {
-	if n == 0 {
-		return ""
+// md drops the condition and defense columns the view does not split by.
+func (v view) md(t Table) Table {
+	var drop []string
+	if !v.splitCondition {
+		drop = append(drop, "condition")
 	}
-	return fnum(float64(k) / float64(n))
-}
-
-func fnum(x float64) string {
-	if math.IsNaN(x) {
-		return ""
+	if !v.splitDefense {
+		drop = append(drop, "defense")
 	}
-	return strconv.FormatFloat(x, 'f', 4, 64)
-}
-
-// csvRate is the k, n, rate, lo and hi columns of a rate; rate and interval
-// are empty where n is 0.
-func csvRate(r Rate, z float64) []string {
-	if r.N == 0 {
-		return []string{itoa(r.K), "0", "", "", ""}
-	}
-	lo, hi := stats.Wilson(r.K, r.N, z)
-	return []string{itoa(r.K), itoa(r.N), frac(r.K, r.N), fnum(lo), fnum(hi)}
+	return t.drop(drop...)
 }

@@ -2,50 +2,14 @@ package report
 
 import (
 	"cmp"
-	"math"
 	"slices"
-
-	"github.com/killchain/killchain/internal/stats"
 )
 
-// view holds what every table builder needs besides the aggregates.
-type view struct {
-	z float64
-	// splitCondition and splitDefense show the condition and defense columns
-	// in Markdown; CSV files always carry them.
-	splitCondition bool
-	splitDefense   bool
-}
-
-// newView decides which columns the Markdown tables show.
-func newView(a *Aggregator, z float64) view {
-	attacked := func(c Cell) bool { return c.Attacked }
-	return view{
-		z:              z,
-		splitCondition: len(a.Distinct(attacked, func(c Cell) string { return c.Condition })) > 1,
-		splitDefense:   len(a.Distinct(nil, func(c Cell) string { return c.Defense })) > 1,
-	}
-}
-
-// md drops the condition and defense columns the view does not split by.
-func (v view) md(t Table) Table {
-	var drop []string
-	if !v.splitCondition {
-		drop = append(drop, "condition")
-	}
-	if !v.splitDefense {
-		drop = append(drop, "defense")
-	}
-	return t.drop(drop...)
-}
-
-// ciLabel names the interval: "95% CI" at the usual z, "CI" otherwise.
-func ciLabel(z float64) string {
-	if math.Abs(z-stats.Z95) < 1e-3 {
-		return "95% CI"
-	}
-	return "CI"
-}
+// The outcome tables: attack success per model (the paper's Table 1) and per
+// model and condition beside task success on the clean controls, the
+// kill-chain stages per task (Tables 2 and 4), the attack goal beside
+// Executed, noticed against Executed, and the contamination of the clean
+// controls.
 
 func isAttacked(c Cell) bool { return c.Attacked }
 func isClean(c Cell) bool    { return !c.Attacked }
@@ -55,6 +19,53 @@ func byTask(a, b Cell) int { return cmp.Or(cmp.Compare(a.Task, b.Task), compareC
 
 // modelCols are the identity columns of a model or pair.
 func modelCols(c Cell) []string { return []string{c.Model(), c.ModelA, c.ModelB} }
+
+// modelTables are the paper's Table 1: per model (same-model pairs count as
+// the model; cross-model pairs are in the pair matrix) and defense, attacked
+// n, ASR with its interval, task success on the clean controls, runs with no
+// tool call and errors.
+func modelTables(a *Aggregator, v view) (csvT, mdT Table) {
+	single := func(c Cell) bool { return c.ModelB == "" || c.ModelB == c.ModelA }
+	project := func(c Cell) Cell {
+		return Cell{ModelA: c.ModelA, Defense: c.Defense, Attacked: c.Attacked}
+	}
+	keys, counts := a.Rollup(single, project)
+	csvT.Header = []string{"model", "defense", "attacked_n", "executed_k", "asr", "asr_lo", "asr_hi",
+		"attack_goal_k", "no_tool_call", "clean_n", "task_success_k", "task_success", "task_success_lo",
+		"task_success_hi", "errors"}
+	csvT.Header = append(csvT.Header, calledCSVHeader...)
+	mdT.Header = []string{"model", "defense", "attacked n", asrAllLabel, "no tool call", asrCalledLabel,
+		"attack goal", "task success (clean)", "errors"}
+	seen := make(map[Cell]bool)
+	for _, k := range keys {
+		row := Cell{ModelA: k.ModelA, Defense: k.Defense}
+		if seen[row] {
+			continue
+		}
+		seen[row] = true
+		at, cl := &Counts{}, &Counts{}
+		if c := counts[Cell{ModelA: k.ModelA, Defense: k.Defense, Attacked: true}]; c != nil {
+			at = c
+		}
+		if c := counts[row]; c != nil {
+			cl = c
+		}
+		asr, called := at.ASR(), at.CalledASR()
+		ts := Rate{K: cl.TaskSuccess, N: cl.Runs}
+		r := []string{k.ModelA, k.Defense, itoa(at.Runs)}
+		r = append(r, csvRate(asr, v.z)[:1]...)
+		r = append(r, csvRate(asr, v.z)[2:]...)
+		r = append(r, itoa(at.AttackGoal), itoa(at.NoToolCall), itoa(cl.Runs))
+		r = append(r, csvRate(ts, v.z)[:1]...)
+		r = append(r, csvRate(ts, v.z)[2:]...)
+		r = append(r, itoa(at.Errors+cl.Errors))
+		r = append(r, csvRate(called, v.z)...)
+		csvT.add(r...)
+		mdT.add(k.ModelA, k.Defense, itoa(at.Runs), rateKnCI(asr, v.z), itoa(at.NoToolCall), rateKnCI(called, v.z),
+			knCI(at.AttackGoal, at.Runs, v.z), knCI(ts.K, ts.N, v.z), itoa(at.Errors+cl.Errors))
+	}
+	return csvT, v.md(mdT)
+}
 
 // asrTables is attack success per model or pair (and condition and defense)
 // beside task success on the same model's clean controls.
