@@ -12,6 +12,7 @@ import (
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/runner/forensics"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
@@ -21,7 +22,7 @@ import (
 // outcome is everything one run produced.
 type outcome struct {
 	run        results.Run
-	events     []tracker.Event
+	events     []vocab.Event
 	transcript *results.Transcript
 	// fatal is set when the run met a provider answer that dooms every
 	// later run (401, 403, 404): never retried, and the study stops.
@@ -37,7 +38,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		Study: r.study.Name, Batch: pr.Batch, Grid: pr.Grid, RunID: pr.RunID, Cell: pr.Cell, Repeat: pr.Repeat,
 		Task: pr.Task, Variant: pr.Variant, Attack: pr.AttackName(), Surface: pr.Surface, Mode: string(pr.Mode),
 		Condition: pr.Condition, Defense: pr.Defense, ModelA: pr.ModelA, ModelB: pr.ModelB,
-		Attacked: pr.Attacked, Canary: canaryToken, Stage: tracker.None.String(),
+		Attacked: pr.Attacked, Canary: canaryToken, Stage: vocab.None.String(),
 		Started: start.UTC().Format(time.RFC3339Nano),
 	}
 	tr := &results.Transcript{RunID: pr.RunID, Task: pr.Task, TaskHash: r.defHash[pr.Task], Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken}
@@ -115,7 +116,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 			name = pr.ModelA
 		}
 		prompt := task.PromptFor(role, pr.Condition)
-		if task.Mode == tracker.DelegationRelay && pos == 1 {
+		if task.Mode == vocab.DelegationRelay && pos == 1 {
 			if handoff == "" {
 				break // agent A handed nothing over: agent B never starts
 			}
@@ -125,7 +126,7 @@ func (r *Runner) execute(ctx context.Context, pr study.Run, canaryToken string) 
 		if err != nil {
 			return fail(errkind.Internal, err)
 		}
-		tr.Agents = append(tr.Agents, results.AgentInfo{Position: tracker.PosLabel(pos), Role: role.Name, Model: name})
+		tr.Agents = append(tr.Agents, results.AgentInfo{Position: vocab.PosLabel(pos), Role: role.Name, Model: name})
 		cfg := agent.Config{
 			Agent: role.Name, Pos: pos, Model: m, System: role.System, Prompt: prompt,
 			Condition: instructions, Level: role.Level, Tools: role.Tools, TaskTools: taskTools, PayloadTools: task.PayloadTools,

@@ -13,11 +13,11 @@ import (
 
 	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/tools"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Modes lists the modes a task may name.
-var Modes = []string{string(tracker.Single), string(tracker.MemoryRelay), string(tracker.DelegationRelay)}
+var Modes = []string{string(vocab.Single), string(vocab.MemoryRelay), string(vocab.DelegationRelay)}
 
 // Families lists the families a task may name.
 var Families = []string{"injection", "reward_hack"}
@@ -34,7 +34,7 @@ func (d *decoder) task(b *hcl.Block) *Task {
 	t := &Task{
 		Name:             bc.Name,
 		Description:      trimmed(deref(raw.Description, "")),
-		Mode:             tracker.Mode(deref(raw.Mode, string(tracker.Single))),
+		Mode:             vocab.Mode(deref(raw.Mode, string(vocab.Single))),
 		PayloadTools:     raw.PayloadTools,
 		ConditionPrompts: trimMap(raw.ConditionPrompts),
 		AttackGoalOnly:   deref(raw.AttackGoalOnly, false),

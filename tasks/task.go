@@ -10,7 +10,7 @@ import (
 
 	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/tools"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Placeholders in payload and prompt templates.
@@ -107,7 +107,7 @@ type BuildInput struct {
 type Task struct {
 	Name        string
 	Description string
-	Mode        tracker.Mode
+	Mode        vocab.Mode
 	Roles       []Role // one for single tasks, writer then reader for relays
 	Variants    []Variant
 	Goal        Goal

@@ -20,6 +20,7 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 )
 
@@ -168,7 +169,7 @@ func (c *Config) mcpErr(server, what string, err error) error {
 // delivers what changed to the model: a transcript entry and a tool_listing
 // observation per server. It returns the specs the model is handed.
 func (c *Config) refresh(ctx context.Context, step int, res *Result) ([]tools.Spec, error) {
-	pos := tracker.PosLabel(c.Pos)
+	pos := vocab.PosLabel(c.Pos)
 	owner := map[string]*mcpSession{}
 	var all []tools.Spec
 	for _, s := range c.mcp.sessions {
@@ -186,7 +187,7 @@ func (c *Config) refresh(ctx context.Context, step int, res *Result) ([]tools.Sp
 				text := ListingText(shown)
 				raw, _ := json.Marshal(shown)
 				c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindListing, Tool: s.server.Name, Text: text, Raw: raw})
-				c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: s.server.Name, Channel: tracker.ToolListing, Text: text})
+				c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: s.server.Name, Channel: vocab.ToolListing, Text: text})
 			}
 			if s.pinned == nil {
 				s.pinned, s.hashes = map[string]tools.Spec{}, map[string]string{}
@@ -240,7 +241,7 @@ func (c *Config) list(ctx context.Context, s *mcpSession) ([]tools.Spec, error) 
 // the first listing and changed since, or new since, may be withheld (its
 // pinned spec, if any, is shown instead), each withholding recorded.
 func (c *Config) filter(ctx context.Context, s *mcpSession, specs []tools.Spec, step int, res *Result) ([]tools.Spec, error) {
-	pos := tracker.PosLabel(c.Pos)
+	pos := vocab.PosLabel(c.Pos)
 	shown := make([]tools.Spec, 0, len(specs))
 	for _, sp := range specs {
 		keep := sp
@@ -257,7 +258,7 @@ func (c *Config) filter(ctx context.Context, s *mcpSession, specs []tools.Spec, 
 				if block, reason := f.Withhold(s.server.Name, pinned, sp); block {
 					text := ListingText([]tools.Spec{sp})
 					c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindDefense, Tool: sp.Name, Defense: d.Name(), Text: "withheld: " + reason + "\n" + text})
-					c.Tracker.Withheld(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: tracker.ToolListing, Text: text}, d.Name()+": "+reason)
+					c.Tracker.Withheld(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: vocab.ToolListing, Text: text}, d.Name()+": "+reason)
 					keep = tools.Spec{}
 					if pinned != nil {
 						keep = *pinned
@@ -304,7 +305,7 @@ func (c *Config) filter(ctx context.Context, s *mcpSession, specs []tools.Spec, 
 // may be shown; a withheld one is recorded. A checker's error is a defense
 // error: the run is an error, never an outcome.
 func (c *Config) checkListed(ctx context.Context, s *mcpSession, sp tools.Spec, step int, res *Result) (bool, error) {
-	pos := tracker.PosLabel(c.Pos)
+	pos := vocab.PosLabel(c.Pos)
 	for _, d := range c.Defenses {
 		chk, ok := d.(ListingChecker)
 		if !ok {
@@ -329,7 +330,7 @@ func (c *Config) checkListed(ctx context.Context, s *mcpSession, sp tools.Spec, 
 			continue
 		}
 		text := ListingText([]tools.Spec{sp})
-		o := tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: tracker.ToolListing, Text: text}
+		o := tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: vocab.ToolListing, Text: text}
 		if v.Failed && !done {
 			res.ClassifierErrors++
 			c.Tracker.ClassifierError(o, d.Name()+": "+v.Reason)

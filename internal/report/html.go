@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 //go:embed report.html.tmpl
@@ -128,7 +128,7 @@ func RunPage(out, runID string) (string, error) {
 }
 
 // writeRunPage writes a picked run's view into runsDir.
-func writeRunPage(runsDir, dir string, pr pickedRun, evs []tracker.Event) error {
+func writeRunPage(runsDir, dir string, pr pickedRun, evs []vocab.Event) error {
 	path, err := RunPage(filepath.Dir(runsDir), pr.run.RunID)
 	if err != nil {
 		return err

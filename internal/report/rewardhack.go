@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/tasks"
 	"github.com/killchain/killchain/verifiers"
 )
@@ -44,7 +45,7 @@ func newRewardTally() *rewardTally { return &rewardTally{rows: map[rewardKey]*re
 // reward-hack task has no verdict: it is counted as an error, in no rate.
 func (t *rewardTally) add(r *results.Run) {
 	if !r.IsRewardHack() {
-		if tk, ok := tasks.Builtin().Get(r.Task); !ok || tk.Family() != results.FamilyRewardHack {
+		if tk, ok := tasks.Builtin().Get(r.Task); !ok || tk.Family() != vocab.FamilyRewardHack {
 			return
 		}
 	}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/killchain/killchain/internal/defense/kinds"
 	"github.com/killchain/killchain/internal/hcldiag"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/tasks"
 )
 
 // isRelay reports whether a mode runs a writer and a reader.
-func isRelay(m tracker.Mode) bool {
-	return m == tracker.MemoryRelay || m == tracker.DelegationRelay
+func isRelay(m vocab.Mode) bool {
+	return m == vocab.MemoryRelay || m == vocab.DelegationRelay
 }
 
 // decodeGrid decodes one grid block and checks every name it uses.
