@@ -48,13 +48,7 @@ func (r *Runner) usageCost(model, defenseName string, res agent.Result) float64 
 
 // costKey groups runs whose costs are alike, for the estimate of the next.
 func costKey(pr study.Run) string {
-	return kindKey(pr.Task, pr.ModelA, pr.ModelB, pr.Condition)
-}
-
-// kindKey is the estimator's key of a run's kind: its task, models and
-// condition.
-func kindKey(task, a, b, condition string) string {
-	return task + "|" + a + "|" + b + "|" + condition
+	return cost.Key(pr.Task, pr.ModelA, pr.ModelB, pr.Condition)
 }
 
 // costLimit is the limit in force: the option's, else the study's.
@@ -73,7 +67,7 @@ func spentBefore(dir string, est *cost.Estimator) (float64, error) {
 	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
 		spent += run.Cost
 		if run.Error == "" && run.Cost > 0 {
-			est.Observe(kindKey(run.Task, run.ModelA, run.ModelB, run.Condition), run.Cost)
+			est.Observe(cost.Key(run.Task, run.ModelA, run.ModelB, run.Condition), run.Cost)
 		}
 		return nil
 	})
