@@ -11,6 +11,7 @@ import (
 	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/vocab"
+	"github.com/killchain/killchain/sandbox"
 )
 
 // Placeholders in payload and prompt templates.
@@ -128,7 +129,7 @@ type Task struct {
 	// role says otherwise (FromToolbox when ""); Servers are its MCP
 	// servers (see mcp.go).
 	ToolsFrom string
-	Servers   []Server
+	Servers   []sandbox.MCPServer
 
 	// The environment, one kind of item each.
 	Pages     []Page

@@ -44,7 +44,7 @@ type Config struct {
 	// from, through MCP: it lists their tools (the role's Tools aside),
 	// calls them with tools/call and lists again when a server announces
 	// a change (see mcp.go). Level still bounds what it may call.
-	Servers    []MCPServer
+	Servers    []sandbox.MCPServer
 	MCP        MCPDialer
 	MCPTimeout time.Duration // one MCP request's bound; DefaultMCPTimeout when 0
 	MCPLog     hclog.Logger  // the MCP exchange at debug and trace level; none when nil

@@ -24,18 +24,15 @@ import (
 	"github.com/killchain/killchain/sandbox"
 )
 
-// MCPDialer opens an agent's stdio stream to one MCP server of its
-// sandbox; sandbox.MCPDialer is one.
+// MCPDialer is a Sandbox that serves its environment's MCP servers
+// (sandbox.Env's MCP). MCP opens one server's stdio stream for one agent:
+// newline-delimited JSON-RPC messages, as an MCP client reads and writes
+// them. In Docker and Kubernetes the stream travels over the sandbox's own
+// attach or exec channel beside the toolbox protocol; the local backend
+// serves it over an in-process pipe. Closing the stream ends the agent's
+// session, not the sandbox.
 type MCPDialer interface {
 	MCP(ctx context.Context, server, agent string) (io.ReadWriteCloser, error)
-}
-
-// MCPServer is one MCP server an agent takes its tools from. Trusted is
-// the task's word on who runs it: an untrusted server's descriptions and
-// results are content from outside.
-type MCPServer struct {
-	Name    string
-	Trusted bool
 }
 
 // ListingFilter sees each MCP tool listing before the model does. A
@@ -89,7 +86,7 @@ func (c *Config) mcpContext(ctx context.Context, server, what string) (context.C
 
 // mcpSession is the agent's session with one server.
 type mcpSession struct {
-	server  MCPServer
+	server  sandbox.MCPServer
 	cs      *mcp.ClientSession
 	changed atomic.Bool // a list_changed notification came in, in stream order
 	pinned  map[string]tools.Spec

@@ -49,7 +49,7 @@ func sdkServer(srv *mcp.Server) func(string, net.Conn) {
 
 func mcpConfig(m Model, d MCPDialer) Config {
 	return Config{
-		Agent: "analyst", Model: m, Level: tools.Admin, Servers: []MCPServer{{Name: "ext"}}, MCP: d,
+		Agent: "analyst", Model: m, Level: tools.Admin, Servers: []sandbox.MCPServer{{Name: "ext"}}, MCP: d,
 		Tracker: tracker.New("s", "r", tok, vocab.Single), Transcript: &Transcript{},
 	}
 }

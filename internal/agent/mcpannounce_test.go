@@ -41,7 +41,7 @@ func TestMCPRugPullListedOnce(t *testing.T) {
 		trk := tracker.New("s", "r", c, vocab.Single)
 		_, err := agent.Run(context.Background(), agent.Config{
 			Agent: "a", Model: &script{replies: []agent.Reply{call("1", "lookup_b"), call("2", "lookup_a"), call("3", "lookup_a"), call("4", "lookup_a")}},
-			Level: tools.Execute, TaskTools: tasksSpecs(defs), Servers: []agent.MCPServer{{Name: "ext"}},
+			Level: tools.Execute, TaskTools: tasksSpecs(defs), Servers: []sandbox.MCPServer{{Name: "ext"}},
 			MCP: boxDialer{mcpbox.New(box, env)}, Tracker: trk, Defenses: []agent.Defense{defense.ToolPinning{}}, Transcript: &agent.Transcript{},
 		})
 		if err != nil {

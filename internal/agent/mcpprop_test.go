@@ -93,7 +93,7 @@ func checkMCPRun(t *rapid.T) {
 	pristine, _ := box.State()
 	_, err := agent.Run(context.Background(), agent.Config{
 		Agent: "a", Model: m, Level: tools.Execute, TaskTools: tasksSpecs(defs),
-		Servers: []agent.MCPServer{{Name: "ext", Trusted: env.MCP[0].Trusted}, {Name: "own", Trusted: true}},
+		Servers: []sandbox.MCPServer{{Name: "ext", Trusted: env.MCP[0].Trusted}, {Name: "own", Trusted: true}},
 		MCP:     boxDialer{mcpbox.New(box, env)}, Tracker: trk, Defenses: defs2, Transcript: transcript,
 	})
 	if err != nil {

@@ -158,7 +158,7 @@ func run(t *testing.T, sc scenario, models ...agent.Model) outcome {
 		}
 		if sc.task != nil {
 			for _, s := range sc.task.RoleServers(role) {
-				cfg.Servers = append(cfg.Servers, agent.MCPServer{Name: s.Name, Trusted: s.Trusted})
+				cfg.Servers = append(cfg.Servers, sandbox.MCPServer{Name: s.Name, Trusted: s.Trusted})
 			}
 			cfg.MCP = mcpDialer{servers}
 		}
