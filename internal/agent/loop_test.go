@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,7 +164,7 @@ func TestLoop(t *testing.T) {
 				t.Fatal(err)
 			}
 			mode := vocab.Single
-			if slicesContains(tt.tools, tools.WriteMemory) {
+			if slices.Contains(tt.tools, tools.WriteMemory) {
 				mode = vocab.MemoryRelay
 			}
 			trk := tracker.New("s", "r", tok, mode)
@@ -179,15 +180,6 @@ func TestLoop(t *testing.T) {
 			tt.check(t, res, trk.Summary(), tr, m)
 		})
 	}
-}
-
-func slicesContains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 type broken struct{}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -149,7 +150,7 @@ func (d *decoder) gridPairs(bc *hcldiag.Block, g *Grid, pairs [][]string) {
 		case seen[pair]:
 			d.errorf(bc.Elem("pairs", i), "Duplicate pair", "Grid %q lists the pair [%q, %q] more than once.", g.Name, p[0], p[1])
 			continue
-		case p[0] == p[1] && bc.OK("models") && contains(g.Models, p[0]):
+		case p[0] == p[1] && bc.OK("models") && slices.Contains(g.Models, p[0]):
 			d.errorf(bc.Elem("pairs", i), "Duplicate pair",
 				"Model %q is in the grid's models, which already run as the same-model pair [%q, %q] in relay tasks.", p[0], p[0], p[0])
 			continue
@@ -226,13 +227,4 @@ func (d *decoder) defenseNames() []string {
 		out[i] = def.Name
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

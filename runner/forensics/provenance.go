@@ -66,13 +66,13 @@ func sources(in Input, calls []call) []source {
 			out = append(out, source{
 				idx: i, pos: e.Pos, step: e.Step, tool: e.Tool, channel: ch,
 				tokens: provenanceTokens(e.Text),
-				canary: marks[k] && (in.Canary == "" || containsCanary(e.Text, in.Canary)),
+				canary: marks[k] && (in.Canary == "" || canary.Contains(e.Text, in.Canary)),
 			})
 		case e.Kind == agent.KindPrompt && e.Pos == "b" && in.Mode == vocab.DelegationRelay:
 			out = append(out, source{
 				idx: i, pos: e.Pos, step: delegStep, tool: tools.Delegate, channel: string(vocab.Delegation),
 				tokens: provenanceTokens(e.Text),
-				canary: marks[markKey{"a", delegStep, tools.Delegate, string(vocab.Delegation)}] && (in.Canary == "" || containsCanary(e.Text, in.Canary)),
+				canary: marks[markKey{"a", delegStep, tools.Delegate, string(vocab.Delegation)}] && (in.Canary == "" || canary.Contains(e.Text, in.Canary)),
 			})
 		}
 	}
@@ -121,7 +121,7 @@ func trace(in Input, calls []call) ([]results.Attribution, results.Tracer) {
 		arg := provenanceTokens(c.args)
 		a := results.Attribution{
 			Pos: c.pos, Step: c.step, Tool: c.tool, Tokens: len(arg),
-			Canary: marks[markKey{c.pos, c.step, c.tool, string(vocab.Outbound)}] && (in.Canary == "" || containsCanary(c.raw, in.Canary)),
+			Canary: marks[markKey{c.pos, c.step, c.tool, string(vocab.Outbound)}] && (in.Canary == "" || canary.Contains(c.raw, in.Canary)),
 		}
 		best, bestShared := -1, 0
 		named, truth := 0, 0
@@ -162,10 +162,6 @@ func trace(in Input, calls []call) ([]results.Attribution, results.Tracer) {
 	}
 	return attrs, score
 }
-
-// containsCanary reports whether text holds the canary, in JSON-escaped
-// arguments as well.
-func containsCanary(text, c string) bool { return canary.Contains(text, c) }
 
 var addrRE = regexp.MustCompile(`[^\s,;<>"']+@[^\s,;<>"']+`)
 
