@@ -169,13 +169,6 @@ func shortID(id string) string {
 	return id
 }
 
-// BuildContext builds ref from a tar build context (see TarContext) through
-// the Docker API, streaming the builder's output to w. labels are added to
-// the image beside killchain.image.
-func BuildContext(ctx context.Context, cli *client.Client, ref, name string, tarCtx io.Reader, labels map[string]string, w io.Writer) error {
-	return build(ctx, cli, ref, name, tarCtx, labels, nil, w)
-}
-
 // buildFiles builds ref from a build context of files (a Dockerfile among
 // them) with the Dockerfile's build args set to args.
 func buildFiles(ctx context.Context, cli *client.Client, ref, name string, files map[string]File, labels map[string]string, args map[string]*string, w io.Writer) error {
@@ -186,6 +179,9 @@ func buildFiles(ctx context.Context, cli *client.Client, ref, name string, files
 	return build(ctx, cli, ref, name, bytes.NewReader(tarCtx), labels, args, w)
 }
 
+// build builds ref from a tar build context through the Docker API,
+// streaming the builder's output to w. labels are added to the image
+// beside killchain.image.
 func build(ctx context.Context, cli *client.Client, ref, name string, tarCtx io.Reader, labels map[string]string, args map[string]*string, w io.Writer) error {
 	lbl := map[string]string{LabelImage: name}
 	for k, v := range labels {

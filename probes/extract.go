@@ -14,7 +14,7 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // DefaultTolerance is the largest logit difference the exactness check
@@ -175,7 +175,7 @@ func readStudy(ctx context.Context, dir string, keep func(results.Run) bool) ([]
 	}
 	executed := map[stepKey]bool{}
 	err = results.ReadEvents(ctx, filepath.Join(dir, results.EventsFile), func(l *results.EventLine) error {
-		if l.Event.Signal == tracker.Executed.String() {
+		if l.Event.Signal == vocab.Executed.String() {
 			executed[stepKey{l.Event.RunID, l.Event.Step}] = true
 		}
 		return nil

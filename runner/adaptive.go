@@ -14,7 +14,7 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // cell is one adaptive cell: an attacker's rounds on one task placement,
@@ -336,12 +336,12 @@ func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run
 		rec := results.Run{Study: r.study.Name, Batch: pr.Batch, Grid: pr.Grid, RunID: pr.RunID, Cell: pr.Cell, Repeat: pr.Repeat,
 			Task: pr.Task, Variant: pr.Variant, Attack: "adaptive", Surface: pr.Surface, Mode: string(pr.Mode),
 			Condition: pr.Condition, Defense: pr.Defense, ModelA: pr.ModelA, ModelB: pr.ModelB, Attacked: true,
-			Stage: tracker.None.String(), Started: time.Now().UTC().Format(time.RFC3339Nano), Attempts: 1,
+			Stage: vocab.None.String(), Started: time.Now().UTC().Format(time.RFC3339Nano), Attempts: 1,
 			Error: "attacker gave no usable payload for this run's slot of its round", ErrorKind: errkind.Attacker, Adaptive: ad}
 		if task, ok := r.study.Tasks.Get(pr.Task); ok {
 			rec.Family = task.Family()
 		}
-		if err := results.Write[tracker.Event](st.rec.w, rec, nil, &results.Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant,
+		if err := results.Write[vocab.Event](st.rec.w, rec, nil, &results.Transcript{RunID: pr.RunID, Task: pr.Task, Variant: pr.Variant,
 			Condition: pr.Condition, Defense: pr.Defense, Error: rec.Error}); err != nil {
 			return rec, fmt.Errorf("record %s: %w", pr.RunID, err)
 		}
@@ -379,8 +379,8 @@ func kindOf(run results.Run) errkind.Kind {
 func resultOf(run results.Run) attacker.Result {
 	return attacker.Result{
 		Payload: run.Adaptive.Payload, AttackGoal: run.AttackGoal, Stage: run.Stage,
-		Relay:      run.Mode == string(tracker.MemoryRelay) || run.Mode == string(tracker.DelegationRelay),
-		Delegation: run.Mode == string(tracker.DelegationRelay), NoToolCall: run.NoToolCall,
+		Relay:      run.Mode == string(vocab.MemoryRelay) || run.Mode == string(vocab.DelegationRelay),
+		Delegation: run.Mode == string(vocab.DelegationRelay), NoToolCall: run.NoToolCall,
 		Blocked: run.BlockedCalls > 0, Filtered: run.BlockedWrites > 0,
 	}
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 
 	"github.com/killchain/killchain/internal/agent"
@@ -16,40 +15,6 @@ import (
 // limit stopped it: no new run started, the runs in flight finished and
 // were recorded, and --resume continues it.
 var ErrCostLimit = errors.New("cost limit reached")
-
-// FatalError is a provider answer that dooms every later run (a refused
-// key, a model the server does not have): the study stops at once, the run
-// that met it is recorded as a provider error, and runs in flight are left
-// for --resume.
-type FatalError struct {
-	Run string
-	Err error
-}
-
-func (e *FatalError) Error() string { return fmt.Sprintf("run %s: %v", e.Run, e.Err) }
-func (e *FatalError) Unwrap() error { return e.Err }
-
-// fatal is a driver's error that stops the study (limits.ProviderError
-// for a 401, 403 or 404 answer).
-type fatal interface{ Fatal() bool }
-
-// rateLimited is a driver's error that counts the 429 answers it met.
-type rateLimited interface{ RateLimited() int }
-
-// isFatal reports whether err is a provider answer that dooms the study.
-func isFatal(err error) bool {
-	var f fatal
-	return errors.As(err, &f) && f.Fatal()
-}
-
-// throttled is how many 429 answers err met, 0 when it says none.
-func throttled(err error) int {
-	var rl rateLimited
-	if errors.As(err, &rl) {
-		return rl.RateLimited()
-	}
-	return 0
-}
 
 // tokens is a usage as the cost package counts it.
 func tokens(u agent.Usage) cost.Tokens {
@@ -83,13 +48,7 @@ func (r *Runner) usageCost(model, defenseName string, res agent.Result) float64 
 
 // costKey groups runs whose costs are alike, for the estimate of the next.
 func costKey(pr study.Run) string {
-	return kindKey(pr.Task, pr.ModelA, pr.ModelB, pr.Condition)
-}
-
-// kindKey is the estimator's key of a run's kind: its task, models and
-// condition.
-func kindKey(task, a, b, condition string) string {
-	return task + "|" + a + "|" + b + "|" + condition
+	return cost.Key(pr.Task, pr.ModelA, pr.ModelB, pr.Condition)
 }
 
 // costLimit is the limit in force: the option's, else the study's.
@@ -108,7 +67,7 @@ func spentBefore(dir string, est *cost.Estimator) (float64, error) {
 	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(run results.Run) error {
 		spent += run.Cost
 		if run.Error == "" && run.Cost > 0 {
-			est.Observe(kindKey(run.Task, run.ModelA, run.ModelB, run.Condition), run.Cost)
+			est.Observe(cost.Key(run.Task, run.ModelA, run.ModelB, run.Condition), run.Cost)
 		}
 		return nil
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/runner/forensics"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
@@ -21,7 +22,7 @@ import (
 // outcome is everything one run produced.
 type outcome struct {
 	run        results.Run
-	events     []tracker.Event
+	events     []vocab.Event
 	transcript *results.Transcript
 	// fatal is set when the run met a provider answer that dooms every
 	// later run (401, 403, 404): never retried, and the study stops.
@@ -83,7 +84,7 @@ func (r *Runner) begin(pr study.Run, canaryToken string) *runState {
 			Study: r.study.Name, Batch: pr.Batch, Grid: pr.Grid, RunID: pr.RunID, Cell: pr.Cell, Repeat: pr.Repeat,
 			Task: pr.Task, Variant: pr.Variant, Attack: pr.AttackName(), Surface: pr.Surface, Mode: string(pr.Mode),
 			Condition: pr.Condition, Defense: pr.Defense, ModelA: pr.ModelA, ModelB: pr.ModelB,
-			Attacked: pr.Attacked, Canary: canaryToken, Stage: tracker.None.String(),
+			Attacked: pr.Attacked, Canary: canaryToken, Stage: vocab.None.String(),
 			Started: start.UTC().Format(time.RFC3339Nano),
 		},
 		tr:  &results.Transcript{RunID: pr.RunID, Task: pr.Task, TaskHash: r.defHash[pr.Task], Variant: pr.Variant, Condition: pr.Condition, Defense: pr.Defense, Canary: canaryToken},
@@ -139,7 +140,7 @@ func (r *Runner) drive(ctx context.Context, p *preparedRun, sb sandbox.Sandbox, 
 	handoff := ""
 	for _, pa := range p.roles {
 		cfg := pa.cfg
-		if p.task.Mode == tracker.DelegationRelay && cfg.Pos == 1 {
+		if p.task.Mode == vocab.DelegationRelay && cfg.Pos == 1 {
 			if handoff == "" {
 				break // agent A handed nothing over: agent B never starts
 			}
@@ -149,7 +150,7 @@ func (r *Runner) drive(ctx context.Context, p *preparedRun, sb sandbox.Sandbox, 
 		if err != nil {
 			return d, errkind.Internal, err
 		}
-		st.tr.Agents = append(st.tr.Agents, results.AgentInfo{Position: tracker.PosLabel(cfg.Pos), Role: pa.role.Name, Model: pa.model})
+		st.tr.Agents = append(st.tr.Agents, results.AgentInfo{Position: vocab.PosLabel(cfg.Pos), Role: pa.role.Name, Model: pa.model})
 		cfg.Model, cfg.Sandbox, cfg.Tracker, cfg.Transcript, cfg.Step = m, caller, st.trk, transcript, &step
 		mcpWire(&cfg, p.task, pa.role, sb)
 		if len(cfg.Servers) > 0 {

@@ -10,10 +10,8 @@ import (
 // servers in the run's sandbox. A backend that serves no MCP leaves the
 // dialer unset, and the agent's run is then a sandbox error.
 func mcpWire(cfg *agent.Config, task *tasks.Task, role tasks.Role, sb sandbox.Sandbox) {
-	for _, s := range task.RoleServers(role) {
-		cfg.Servers = append(cfg.Servers, agent.MCPServer{Name: s.Name, Trusted: s.Trusted})
-	}
-	if d, ok := sb.(sandbox.MCPDialer); ok && len(cfg.Servers) > 0 {
+	cfg.Servers = append(cfg.Servers, task.RoleServers(role)...)
+	if d, ok := sb.(agent.MCPDialer); ok && len(cfg.Servers) > 0 {
 		cfg.MCP = d
 	}
 }

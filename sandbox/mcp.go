@@ -1,15 +1,12 @@
 package sandbox
 
-import (
-	"context"
-	"io"
-)
-
 // MCPServer is one Model Context Protocol server a run's sandbox serves:
 // the toolbox offers the named tools (built-in or the task's own) over it,
 // with the same effect log behind them as the toolbox protocol. Trusted is
 // the task's word on who runs the server: false for a third party's server,
 // whose descriptions and results are content from outside (see docs/mcp.md).
+// It is the one shape of a server: a task's server block, the
+// environment's servers, and the servers an agent takes its tools from.
 type MCPServer struct {
 	Name    string   `json:"name"`
 	Tools   []string `json:"tools"`
@@ -24,17 +21,6 @@ func (e Env) MCPServer(name string) (MCPServer, bool) {
 		}
 	}
 	return MCPServer{}, false
-}
-
-// MCPDialer is a Sandbox that serves its environment's MCP servers. MCP
-// opens one server's stdio stream for one agent: newline-delimited
-// JSON-RPC messages, as an MCP client reads and writes them. In Docker and
-// Kubernetes the stream travels over the sandbox's own attach or exec
-// channel beside the toolbox protocol; the local backend serves it over an
-// in-process pipe. Closing the stream ends the agent's session, not the
-// sandbox.
-type MCPDialer interface {
-	MCP(ctx context.Context, server, agent string) (io.ReadWriteCloser, error)
 }
 
 // Keys of a tools/call result's _meta through which the toolbox's MCP

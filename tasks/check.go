@@ -10,7 +10,7 @@ import (
 
 	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/tools"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 var (
@@ -36,7 +36,7 @@ func (d *decoder) check(t *Task) {
 
 func (d *decoder) checkRoles(t *Task) {
 	want := 1
-	if t.Mode == tracker.MemoryRelay || t.Mode == tracker.DelegationRelay {
+	if t.Mode == vocab.MemoryRelay || t.Mode == vocab.DelegationRelay {
 		want = 2
 	}
 	if len(t.Roles) != want && slices.Contains(Modes, string(t.Mode)) {
@@ -73,9 +73,9 @@ func (d *decoder) checkRoles(t *Task) {
 		}
 		handoff := strings.Contains(r.Prompt, HandoffPlaceholder)
 		switch {
-		case t.Mode == tracker.DelegationRelay && i == 1 && !handoff:
+		case t.Mode == vocab.DelegationRelay && i == 1 && !handoff:
 			d.l.Errorf(bc.Rng("prompt"), "Missing hand-off", "The reader of a delegation relay gets the writer's message at %s in its prompt; role %q's prompt has none.", HandoffPlaceholder, r.Name)
-		case handoff && (t.Mode != tracker.DelegationRelay || i == 0):
+		case handoff && (t.Mode != vocab.DelegationRelay || i == 0):
 			d.l.Errorf(bc.Rng("prompt"), "Hand-off outside a delegation reader", "%s is filled only in the second role of a delegation_relay task.", HandoffPlaceholder)
 		}
 	}
@@ -85,10 +85,10 @@ func (d *decoder) checkRoles(t *Task) {
 		}
 	}
 	switch t.Mode {
-	case tracker.MemoryRelay:
+	case vocab.MemoryRelay:
 		wire(0, tools.WriteMemory, "it hands on through memory")
 		wire(1, tools.ReadMemory, "it reads what the first wrote")
-	case tracker.DelegationRelay:
+	case vocab.DelegationRelay:
 		wire(0, tools.Delegate, "its message becomes the second role's prompt")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,11 +14,11 @@ import (
 
 	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/tools"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Modes lists the modes a task may name.
-var Modes = []string{string(tracker.Single), string(tracker.MemoryRelay), string(tracker.DelegationRelay)}
+var Modes = []string{string(vocab.Single), string(vocab.MemoryRelay), string(vocab.DelegationRelay)}
 
 // Families lists the families a task may name.
 var Families = []string{"injection", "reward_hack"}
@@ -34,18 +35,18 @@ func (d *decoder) task(b *hcl.Block) *Task {
 	t := &Task{
 		Name:             bc.Name,
 		Description:      trimmed(deref(raw.Description, "")),
-		Mode:             tracker.Mode(deref(raw.Mode, string(tracker.Single))),
+		Mode:             vocab.Mode(deref(raw.Mode, string(vocab.Single))),
 		PayloadTools:     raw.PayloadTools,
 		ConditionPrompts: trimMap(raw.ConditionPrompts),
 		AttackGoalOnly:   deref(raw.AttackGoalOnly, false),
 		Override:         deref(raw.Override, false),
 		ToolsFrom:        deref(raw.ToolsFrom, ""),
 	}
-	if bc.OK("mode") && !contains(Modes, string(t.Mode)) {
+	if bc.OK("mode") && !slices.Contains(Modes, string(t.Mode)) {
 		d.l.Errorf(bc.Rng("mode"), "Unknown mode", "%q is not a mode; use one of %s.", t.Mode, hcldiag.QuoteList(Modes))
 	}
 	family := deref(raw.Family, "injection")
-	if bc.OK("family") && !contains(Families, family) {
+	if bc.OK("family") && !slices.Contains(Families, family) {
 		d.l.Errorf(bc.Rng("family"), "Unknown family", "%q is not a family; use one of %s.", family, hcldiag.QuoteList(Families))
 	}
 	if raw.Body == nil {
@@ -217,7 +218,7 @@ func (d *decoder) tool(b *hcl.Block) (Tool, bool) {
 			rc := hcldiag.Decode(d.l, rb, d.ctx, &rr)
 			params := schemaProps(tl.Parameters)
 			for k := range rr.When {
-				if !contains(params, k) {
+				if !slices.Contains(params, k) {
 					d.l.Errorf(rc.Key("when", k), "Unknown parameter", "Tool %q has no parameter %q (%s).", tl.Name, k, paramList(params))
 				}
 			}
@@ -344,7 +345,7 @@ func (d *decoder) workspace(b *hcl.Block) *RewardHack {
 		case "protect":
 			var r rawProtect
 			pc := hcldiag.Decode(d.l, nb, d.ctx, &r)
-			if !contains(ProtectedRoles, r.Role) && pc.OK("role") {
+			if !slices.Contains(ProtectedRoles, r.Role) && pc.OK("role") {
 				d.l.Errorf(pc.Rng("role"), "Unknown role", "%q is not a protected role; use one of %s.", r.Role, hcldiag.QuoteList(ProtectedRoles))
 			}
 			pattern := strings.TrimSuffix(nb.Labels[0], "/**")
@@ -470,12 +471,3 @@ func readTree(fsys fs.FS, dir string) ([]File, error) {
 // DefaultTestTimeout bounds one run of a workspace's test command when the
 // task sets no test_timeout.
 const DefaultTestTimeout = time.Minute
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}

@@ -28,14 +28,6 @@ const (
 	SurfaceMCPResult = "mcp_result"
 )
 
-// Server is an MCP server of a task: the tools it serves and whether the
-// task's operator runs it (trusted) or a third party does.
-type Server struct {
-	Name    string
-	Tools   []string
-	Trusted bool
-}
-
 type rawServer struct {
 	Tools   []string `hcl:"tools"`
 	Trusted *bool    `hcl:"trusted,optional"`
@@ -62,11 +54,11 @@ func (t *Task) MCP() bool {
 
 // RoleServers are the servers an MCP role takes its tools from: those it
 // names, else every server of the task.
-func (t *Task) RoleServers(r Role) []Server {
+func (t *Task) RoleServers(r Role) []sandbox.MCPServer {
 	if !t.UsesMCP(r) {
 		return nil
 	}
-	var out []Server
+	var out []sandbox.MCPServer
 	for _, s := range t.Servers {
 		if len(r.Servers) == 0 || slices.Contains(r.Servers, s.Name) {
 			out = append(out, s)
@@ -76,35 +68,31 @@ func (t *Task) RoleServers(r Role) []Server {
 }
 
 // ServerOf returns the server that serves a tool in an MCP task.
-func (t *Task) ServerOf(tool string) (Server, bool) {
+func (t *Task) ServerOf(tool string) (sandbox.MCPServer, bool) {
 	if !t.MCP() {
-		return Server{}, false
+		return sandbox.MCPServer{}, false
 	}
 	for _, s := range t.Servers {
 		if slices.Contains(s.Tools, tool) {
 			return s, true
 		}
 	}
-	return Server{}, false
+	return sandbox.MCPServer{}, false
 }
 
-// mcpServers is the environment's part of the task's servers.
+// mcpServers are the task's servers as its environment serves them.
 func (t *Task) mcpServers() []sandbox.MCPServer {
 	if !t.MCP() {
 		return nil
 	}
-	out := make([]sandbox.MCPServer, len(t.Servers))
-	for i, s := range t.Servers {
-		out[i] = sandbox.MCPServer{Name: s.Name, Tools: s.Tools, Trusted: s.Trusted}
-	}
-	return out
+	return slices.Clone(t.Servers)
 }
 
 // server decodes a server block.
-func (d *decoder) server(b *hcl.Block) (Server, bool) {
+func (d *decoder) server(b *hcl.Block) (sandbox.MCPServer, bool) {
 	var raw rawServer
 	bc := hcldiag.Decode(d.l, b, d.ctx, &raw)
-	s := Server{Name: bc.Name, Tools: raw.Tools, Trusted: deref(raw.Trusted, true)}
+	s := sandbox.MCPServer{Name: bc.Name, Tools: raw.Tools, Trusted: deref(raw.Trusted, true)}
 	if !hcldiag.ValidName(s.Name) {
 		d.l.Errorf(bc.Label(), "Invalid server name", "The server name %q must be a plain name (letters, digits, '.', '_', '-').", s.Name)
 	}
@@ -154,7 +142,7 @@ func (d *decoder) checkMCP(t *Task) {
 			continue
 		}
 		for j, name := range r.Servers {
-			if !slices.ContainsFunc(t.Servers, func(s Server) bool { return s.Name == name }) {
+			if !slices.ContainsFunc(t.Servers, func(s sandbox.MCPServer) bool { return s.Name == name }) {
 				d.l.Errorf(bc.Elem("servers", j), "Unknown server", "Task %q has no server block %q.", t.Name, name)
 			}
 		}
@@ -164,7 +152,7 @@ func (d *decoder) checkMCP(t *Task) {
 			continue
 		}
 		for j, name := range r.Tools {
-			if !slices.ContainsFunc(mine, func(s Server) bool { return slices.Contains(s.Tools, name) }) {
+			if !slices.ContainsFunc(mine, func(s sandbox.MCPServer) bool { return slices.Contains(s.Tools, name) }) {
 				d.l.Errorf(bc.Elem("tools", j), "Tool not served", "Role %q takes its tools from MCP, and none of its servers serves %q.", r.Name, name)
 			}
 		}
@@ -191,7 +179,7 @@ func (d *decoder) checkMCP(t *Task) {
 // checkShadows reports a shadowing tool that names no tool of another of
 // the task's servers: shadowing is one server's tool describing another
 // server's.
-func (d *decoder) checkShadows(t *Task, tl Tool, own Server, bc *hcldiag.Block) {
+func (d *decoder) checkShadows(t *Task, tl Tool, own sandbox.MCPServer, bc *hcldiag.Block) {
 	other, served := t.ServerOf(tl.Shadows)
 	switch _, known := t.Spec(tl.Shadows); {
 	case !known:
@@ -208,7 +196,7 @@ func (d *decoder) checkShadows(t *Task, tl Tool, own Server, bc *hcldiag.Block) 
 // checkTrustedListing warns of a payload in the listing of a trusted
 // server's tool: the operator runs a trusted server, and the defenses that
 // read listings for outside text (spotlighting, pi_detector) skip it.
-func (d *decoder) checkTrustedListing(tl Tool, own Server, bc *hcldiag.Block) {
+func (d *decoder) checkTrustedListing(tl Tool, own sandbox.MCPServer, bc *hcldiag.Block) {
 	for _, f := range []struct{ attr, text string }{{"description", tl.Description}, {"parameters", string(tl.Parameters)}, {"rug_pull", tl.RugPull}} {
 		if len(placeholders(f.text)) > 0 {
 			d.l.Warnf(bc.Rng(f.attr), "Payload in a trusted server's listing", "Tool %q is served by %q, a trusted server (trusted is true unless it says false), and its %s holds a payload: the task's operator runs a trusted server, so spotlighting and pi_detector do not read its listings. Say trusted = false if a third party runs it.", tl.Name, own.Name, f.attr)

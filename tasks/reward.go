@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Reward-hack tasks
@@ -202,11 +202,11 @@ func (r *RewardHack) IsSolution(rel string) bool {
 	return false
 }
 
-// Family returns the task's family: results.FamilyRewardHack for
-// reward-hack tasks, results.FamilyInjection for the prompt-injection tasks.
+// Family returns the task's family: vocab.FamilyRewardHack for
+// reward-hack tasks, vocab.FamilyInjection for the prompt-injection tasks.
 func (t *Task) Family() string {
 	if t.Reward != nil {
-		return results.FamilyRewardHack
+		return vocab.FamilyRewardHack
 	}
-	return results.FamilyInjection
+	return vocab.FamilyInjection
 }

@@ -12,16 +12,16 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/internal/canary"
-	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/testenv"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 )
 
 // injectionNames are the prompt-injection tasks: the content conventions of
 // doc.go apply to them, not to the reward-hack tasks.
-func injectionNames() []string { return Builtin().NamesOf(results.FamilyInjection) }
+func injectionNames() []string { return Builtin().NamesOf(vocab.FamilyInjection) }
 
-func rewardNames() []string { return Builtin().NamesOf(results.FamilyRewardHack) }
+func rewardNames() []string { return Builtin().NamesOf(vocab.FamilyRewardHack) }
 
 func TestRewardRegistry(t *testing.T) {
 	want := []string{"reward_carryover", "reward_dates", "reward_factor", "reward_rounding", "reward_signer"}

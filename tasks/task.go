@@ -10,7 +10,8 @@ import (
 
 	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/tools"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
+	"github.com/killchain/killchain/sandbox"
 )
 
 // Placeholders in payload and prompt templates.
@@ -107,7 +108,7 @@ type BuildInput struct {
 type Task struct {
 	Name        string
 	Description string
-	Mode        tracker.Mode
+	Mode        vocab.Mode
 	Roles       []Role // one for single tasks, writer then reader for relays
 	Variants    []Variant
 	Goal        Goal
@@ -128,7 +129,7 @@ type Task struct {
 	// role says otherwise (FromToolbox when ""); Servers are its MCP
 	// servers (see mcp.go).
 	ToolsFrom string
-	Servers   []Server
+	Servers   []sandbox.MCPServer
 
 	// The environment, one kind of item each.
 	Pages     []Page

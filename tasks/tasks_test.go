@@ -8,7 +8,7 @@ import (
 
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/tools"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // testCanary is a fixed, well-formed canary for builds under test.
@@ -35,10 +35,10 @@ func TestRegistry(t *testing.T) {
 	if got := injectionNames(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
-	modes := map[string]tracker.Mode{
-		"memory_poison": tracker.Single, "tool_poison": tracker.Single, "audio_inject": tracker.Single, "multi_surface": tracker.Single,
-		"propagation": tracker.MemoryRelay, "cross_modal_relay": tracker.MemoryRelay, "permission_esc": tracker.DelegationRelay,
-		"mcp_tool_poison": tracker.Single, "mcp_rug_pull": tracker.Single, "mcp_shadowing": tracker.Single, "mcp_relay": tracker.MemoryRelay,
+	modes := map[string]vocab.Mode{
+		"memory_poison": vocab.Single, "tool_poison": vocab.Single, "audio_inject": vocab.Single, "multi_surface": vocab.Single,
+		"propagation": vocab.MemoryRelay, "cross_modal_relay": vocab.MemoryRelay, "permission_esc": vocab.DelegationRelay,
+		"mcp_tool_poison": vocab.Single, "mcp_rug_pull": vocab.Single, "mcp_shadowing": vocab.Single, "mcp_relay": vocab.MemoryRelay,
 	}
 	for name, mode := range modes {
 		t.Run(name, func(t *testing.T) {
@@ -47,7 +47,7 @@ func TestRegistry(t *testing.T) {
 				t.Errorf("mode = %s, want %s", tk.Mode, mode)
 			}
 			wantRoles := 2
-			if mode == tracker.Single {
+			if mode == vocab.Single {
 				wantRoles = 1
 			}
 			if len(tk.Roles) != wantRoles {
@@ -146,7 +146,7 @@ func TestRoles(t *testing.T) {
 				if (has(tools.Search) || has(tools.WriteMemory)) && !quotedRE.MatchString(r.Prompt) {
 					t.Error("search or write_memory role without a quoted query or key")
 				}
-				if tk.Mode == tracker.DelegationRelay && r.Name == tk.Roles[1].Name {
+				if tk.Mode == vocab.DelegationRelay && r.Name == tk.Roles[1].Name {
 					h := strings.Index(r.Prompt, HandoffPlaceholder)
 					if h < 0 {
 						t.Fatal("delegation reader prompt has no hand-off placeholder")
@@ -160,7 +160,7 @@ func TestRoles(t *testing.T) {
 		if legit[strings.ToLower(tk.Attack.Address)] || !testEmailRE.MatchString(tk.Attack.Address) {
 			t.Errorf("%s: attacker address %q is missing, malformed or legitimate", name, tk.Attack.Address)
 		}
-		if tk.Mode == tracker.MemoryRelay {
+		if tk.Mode == vocab.MemoryRelay {
 			w, r := quotedRE.FindStringSubmatch(tk.Roles[0].Prompt), quotedRE.FindStringSubmatch(tk.Roles[1].Prompt)
 			if w == nil || r == nil || w[1] != r[1] {
 				t.Errorf("%s: writer key %v and reader key %v differ", name, w, r)

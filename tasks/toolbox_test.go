@@ -11,7 +11,7 @@ import (
 
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/tools"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
@@ -132,11 +132,11 @@ func TestToolboxExposure(t *testing.T) {
 					}
 					var relayed string
 					switch tk.Mode {
-					case tracker.MemoryRelay:
+					case vocab.MemoryRelay:
 						key := quotedRE.FindStringSubmatch(first.Prompt)[1]
 						call(t, box, first.Name, tools.WriteMemory, map[string]string{"key": key, "value": seen})
 						relayed = readSource(t, box, tk.Roles[1])
-					case tracker.DelegationRelay:
+					case vocab.DelegationRelay:
 						call(t, box, first.Name, tools.Delegate, map[string]string{"message": seen})
 						st, err := box.State()
 						if err != nil {

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/tools"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
 )
@@ -98,7 +98,7 @@ func TestVerifyOnlyCountsTheRun(t *testing.T) {
 }
 
 func TestReferenceFor(t *testing.T) {
-	for _, name := range tasks.Builtin().NamesOf(results.FamilyInjection) {
+	for _, name := range tasks.Builtin().NamesOf(vocab.FamilyInjection) {
 		t.Run(name, func(t *testing.T) {
 			tk, _ := tasks.Builtin().Get(name)
 			r := ReferenceFor(tk)

@@ -11,6 +11,7 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
@@ -32,7 +33,7 @@ func playRelay(t *testing.T, level tools.Level, defenses []Defense, writer []Rep
 	if err := r.box.Prepare(env); err != nil {
 		t.Fatal(err)
 	}
-	r.trk = tracker.New("s", "r", tok, tracker.MemoryRelay)
+	r.trk = tracker.New("s", "r", tok, vocab.MemoryRelay)
 	step := 0
 	tr := &Transcript{}
 	r.res[0], r.errA = Run(context.Background(), Config{
@@ -226,7 +227,7 @@ func TestStopReasonsAreErrors(t *testing.T) {
 			_ = box.Prepare(sandbox.Env{})
 			tr := &Transcript{}
 			_, err := Run(context.Background(), Config{Agent: "a", Model: &seq{replies: []Reply{{Thinking: "long thoughts", Stop: tt.stop, StopDetail: "raw"}}},
-				Sandbox: boxCaller{box}, Tracker: tracker.New("s", "r", tok, tracker.Single), Transcript: tr})
+				Sandbox: boxCaller{box}, Tracker: tracker.New("s", "r", tok, vocab.Single), Transcript: tr})
 			var re *RunError
 			if !errors.As(err, &re) || re.Kind != tt.want {
 				t.Fatalf("err = %v, want a %s RunError", err, tt.want)
@@ -267,7 +268,7 @@ func TestFailedCheckBlocksTheCall(t *testing.T) {
 	for _, e := range r.trk.Events() {
 		sig = append(sig, e.Signal)
 	}
-	if !slices.Contains(sig, tracker.SigClassifierError) || !slices.Contains(sig, tracker.SigAttempt) {
+	if !slices.Contains(sig, vocab.SigClassifierError) || !slices.Contains(sig, vocab.SigAttempt) {
 		t.Errorf("signals %q", sig)
 	}
 }

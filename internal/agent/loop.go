@@ -13,6 +13,7 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 )
 
@@ -43,7 +44,7 @@ type Config struct {
 	// from, through MCP: it lists their tools (the role's Tools aside),
 	// calls them with tools/call and lists again when a server announces
 	// a change (see mcp.go). Level still bounds what it may call.
-	Servers    []MCPServer
+	Servers    []sandbox.MCPServer
 	MCP        MCPDialer
 	MCPTimeout time.Duration // one MCP request's bound; DefaultMCPTimeout when 0
 	MCPLog     hclog.Logger  // the MCP exchange at debug and trace level; none when nil
@@ -93,14 +94,14 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	if c.Step == nil {
 		c.Step = new(int)
 	}
-	pos := tracker.PosLabel(c.Pos)
+	pos := vocab.PosLabel(c.Pos)
 	system := SystemPrompt(c.System, c.Condition, c.Defenses)
 	if c.Condition != "" {
 		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindCondition, Text: c.Condition})
 	}
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindSystem, Text: system})
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindPrompt, Text: c.Prompt})
-	c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.Prompt, Text: c.Prompt})
+	c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: vocab.Prompt, Text: c.Prompt})
 	var specs []tools.Spec
 	if len(c.Servers) > 0 {
 		if c.MCP == nil {
@@ -121,7 +122,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		offered := OfferedText(specs)
 		raw, _ := json.Marshal(specs)
 		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Kind: KindTools, Text: offered, Raw: raw})
-		c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: tracker.ToolDescription, Text: offered})
+		c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: *c.Step, Channel: vocab.ToolDescription, Text: offered})
 	}
 	msgs := []Message{{Role: RoleUser, Content: c.Prompt}}
 
@@ -146,16 +147,16 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			return res, &RunError{Kind: errkind.Provider, Err: err}
 		}
 		res.Usage.Add(reply.Usage)
-		obs := func(ch tracker.Channel, tool, text string) tracker.Obs {
+		obs := func(ch vocab.Channel, tool, text string) tracker.Obs {
 			return tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: tool, Channel: ch, Text: text}
 		}
 		u := reply.Usage
 		if reply.Thinking != "" || reply.Redacted {
 			c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindThinking, Text: reply.Thinking, Redacted: reply.Redacted})
-			c.Tracker.Observe(obs(tracker.Thinking, "", reply.Thinking))
+			c.Tracker.Observe(obs(vocab.Thinking, "", reply.Thinking))
 		}
 		c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindNarration, Text: reply.Narration, Usage: &u})
-		c.Tracker.Observe(obs(tracker.Narration, "", reply.Narration))
+		c.Tracker.Observe(obs(vocab.Narration, "", reply.Narration))
 		if err := stopError(reply); err != nil {
 			return res, err
 		}
@@ -172,9 +173,9 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			// Everything the model is shown is observed once, here: a
 			// successful read_memory result is the memory channel, every
 			// other tool message (errors and refusals included) a result.
-			ch := tracker.ToolResult
+			ch := vocab.ToolResult
 			if call.Name == tools.ReadMemory && !isErr {
-				ch = tracker.MemoryRead
+				ch = vocab.MemoryRead
 			}
 			c.Tracker.Observe(obs(ch, call.Name, out))
 			msgs = append(msgs, Message{Role: RoleTool, Content: out, ToolCallID: call.ID, ToolName: call.Name, IsError: isErr})
@@ -285,12 +286,12 @@ func effectful(spec tools.Spec) bool {
 }
 
 // call handles one tool call and returns the text the model is shown.
-func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(tracker.Channel, string, string) tracker.Obs) (string, bool, error) {
-	pos := tracker.PosLabel(c.Pos)
+func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(vocab.Channel, string, string) tracker.Obs) (string, bool, error) {
+	pos := vocab.PosLabel(c.Pos)
 	step := *c.Step
 	res.ToolCalls++
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindToolCall, Tool: call.Name, CallID: call.ID, Args: call.Arguments})
-	c.Tracker.Observe(obs(tracker.ToolCall, call.Name, call.Arguments))
+	c.Tracker.Observe(obs(vocab.ToolCall, call.Name, call.Arguments))
 	if slices.Contains(c.PayloadTools, call.Name) {
 		res.CalledPayloadTool = true
 	}
@@ -306,7 +307,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 	attempt := func(detail string) {
 		if effectful(spec) {
 			res.FailedCalls++
-			c.Tracker.Attempt(obs(tracker.ToolCall, call.Name, call.Arguments), detail)
+			c.Tracker.Attempt(obs(vocab.ToolCall, call.Name, call.Arguments), detail)
 		}
 	}
 	if spec.Level > c.Level || (c.mcp == nil && !slices.Contains(c.Tools, call.Name)) {
@@ -346,7 +347,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		}
 		if v.Failed {
 			res.ClassifierErrors++
-			c.Tracker.ClassifierError(obs(tracker.ToolCall, call.Name, call.Arguments), d.Name()+": "+v.Reason)
+			c.Tracker.ClassifierError(obs(vocab.ToolCall, call.Name, call.Arguments), d.Name()+": "+v.Reason)
 			v.Block = true
 		}
 		if v.Block {
@@ -360,7 +361,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 	if call.Name == tools.WriteMemory {
 		key, value := recordArgs(obj)
 		requested = strings.Join(append([]string{key}, sandbox.JSONStrings(value)...), "\n")
-		c.Tracker.Observe(obs(tracker.WriteRequested, call.Name, requested))
+		c.Tracker.Observe(obs(vocab.WriteRequested, call.Name, requested))
 		for _, d := range c.Defenses {
 			f, ok := d.(WriteFilter)
 			if !ok {
@@ -373,7 +374,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 			}
 			if key == "" {
 				res.BlockedCalls++
-				c.Tracker.BlockedWrite(obs(tracker.WriteRequested, call.Name, requested), "")
+				c.Tracker.BlockedWrite(obs(vocab.WriteRequested, call.Name, requested), "")
 				attempt("blocked by " + d.Name() + ": the key was removed")
 				return toolErr(KindDefense, "blocked by "+d.Name()+": the record's key was removed")
 			}
@@ -400,14 +401,14 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		stored := strings.Join(eff.Strings(), "\n")
 		switch {
 		case eff.Kind == sandbox.EffectMemory:
-			c.Tracker.Observe(obs(tracker.WriteCommitted, call.Name, stored))
-			c.Tracker.BlockedWrite(obs(tracker.WriteRequested, call.Name, requested), stored)
+			c.Tracker.Observe(obs(vocab.WriteCommitted, call.Name, stored))
+			c.Tracker.BlockedWrite(obs(vocab.WriteRequested, call.Name, requested), stored)
 		case eff.Kind == sandbox.EffectDelegation:
 			res.Delegations = append(res.Delegations, eff.Message)
-			c.Tracker.Observe(obs(tracker.Delegation, call.Name, eff.Message))
+			c.Tracker.Observe(obs(vocab.Delegation, call.Name, eff.Message))
 		case eff.Outbound():
 			res.Outbound++
-			c.Tracker.Observe(obs(tracker.Outbound, call.Name, stored))
+			c.Tracker.Observe(obs(vocab.Outbound, call.Name, stored))
 		}
 	} else if effectful(spec) {
 		attempt("failed: " + r.Error)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 )
@@ -161,9 +163,9 @@ func TestLoop(t *testing.T) {
 			if err := box.Prepare(sandbox.Env{}); err != nil {
 				t.Fatal(err)
 			}
-			mode := tracker.Single
-			if slicesContains(tt.tools, tools.WriteMemory) {
-				mode = tracker.MemoryRelay
+			mode := vocab.Single
+			if slices.Contains(tt.tools, tools.WriteMemory) {
+				mode = vocab.MemoryRelay
 			}
 			trk := tracker.New("s", "r", tok, mode)
 			tr := &Transcript{}
@@ -180,15 +182,6 @@ func TestLoop(t *testing.T) {
 	}
 }
 
-func slicesContains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 type broken struct{}
 
 func (broken) Generate(ctx context.Context, req Request) (Reply, error) {
@@ -199,7 +192,7 @@ func TestProviderFailureIsARunError(t *testing.T) {
 	box := toolbox.New(t.TempDir(), nil)
 	_ = box.Prepare(sandbox.Env{})
 	_, err := Run(context.Background(), Config{Agent: "a", Model: broken{}, Sandbox: boxCaller{box},
-		Tracker: tracker.New("s", "r", tok, tracker.Single), Transcript: &Transcript{}})
+		Tracker: tracker.New("s", "r", tok, vocab.Single), Transcript: &Transcript{}})
 	var re *RunError
 	if !errors.As(err, &re) || re.Kind != errkind.Provider {
 		t.Fatalf("err = %v, want a provider RunError", err)

@@ -20,21 +20,19 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 )
 
-// MCPDialer opens an agent's stdio stream to one MCP server of its
-// sandbox; sandbox.MCPDialer is one.
+// MCPDialer is a Sandbox that serves its environment's MCP servers
+// (sandbox.Env's MCP). MCP opens one server's stdio stream for one agent:
+// newline-delimited JSON-RPC messages, as an MCP client reads and writes
+// them. In Docker and Kubernetes the stream travels over the sandbox's own
+// attach or exec channel beside the toolbox protocol; the local backend
+// serves it over an in-process pipe. Closing the stream ends the agent's
+// session, not the sandbox.
 type MCPDialer interface {
 	MCP(ctx context.Context, server, agent string) (io.ReadWriteCloser, error)
-}
-
-// MCPServer is one MCP server an agent takes its tools from. Trusted is
-// the task's word on who runs it: an untrusted server's descriptions and
-// results are content from outside.
-type MCPServer struct {
-	Name    string
-	Trusted bool
 }
 
 // ListingFilter sees each MCP tool listing before the model does. A
@@ -88,7 +86,7 @@ func (c *Config) mcpContext(ctx context.Context, server, what string) (context.C
 
 // mcpSession is the agent's session with one server.
 type mcpSession struct {
-	server  MCPServer
+	server  sandbox.MCPServer
 	cs      *mcp.ClientSession
 	changed atomic.Bool // a list_changed notification came in, in stream order
 	pinned  map[string]tools.Spec
@@ -168,7 +166,7 @@ func (c *Config) mcpErr(server, what string, err error) error {
 // delivers what changed to the model: a transcript entry and a tool_listing
 // observation per server. It returns the specs the model is handed.
 func (c *Config) refresh(ctx context.Context, step int, res *Result) ([]tools.Spec, error) {
-	pos := tracker.PosLabel(c.Pos)
+	pos := vocab.PosLabel(c.Pos)
 	owner := map[string]*mcpSession{}
 	var all []tools.Spec
 	for _, s := range c.mcp.sessions {
@@ -186,7 +184,7 @@ func (c *Config) refresh(ctx context.Context, step int, res *Result) ([]tools.Sp
 				text := ListingText(shown)
 				raw, _ := json.Marshal(shown)
 				c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindListing, Tool: s.server.Name, Text: text, Raw: raw})
-				c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: s.server.Name, Channel: tracker.ToolListing, Text: text})
+				c.Tracker.Observe(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: s.server.Name, Channel: vocab.ToolListing, Text: text})
 			}
 			if s.pinned == nil {
 				s.pinned, s.hashes = map[string]tools.Spec{}, map[string]string{}
@@ -240,7 +238,7 @@ func (c *Config) list(ctx context.Context, s *mcpSession) ([]tools.Spec, error) 
 // the first listing and changed since, or new since, may be withheld (its
 // pinned spec, if any, is shown instead), each withholding recorded.
 func (c *Config) filter(ctx context.Context, s *mcpSession, specs []tools.Spec, step int, res *Result) ([]tools.Spec, error) {
-	pos := tracker.PosLabel(c.Pos)
+	pos := vocab.PosLabel(c.Pos)
 	shown := make([]tools.Spec, 0, len(specs))
 	for _, sp := range specs {
 		keep := sp
@@ -257,7 +255,7 @@ func (c *Config) filter(ctx context.Context, s *mcpSession, specs []tools.Spec, 
 				if block, reason := f.Withhold(s.server.Name, pinned, sp); block {
 					text := ListingText([]tools.Spec{sp})
 					c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindDefense, Tool: sp.Name, Defense: d.Name(), Text: "withheld: " + reason + "\n" + text})
-					c.Tracker.Withheld(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: tracker.ToolListing, Text: text}, d.Name()+": "+reason)
+					c.Tracker.Withheld(tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: vocab.ToolListing, Text: text}, d.Name()+": "+reason)
 					keep = tools.Spec{}
 					if pinned != nil {
 						keep = *pinned
@@ -304,7 +302,7 @@ func (c *Config) filter(ctx context.Context, s *mcpSession, specs []tools.Spec, 
 // may be shown; a withheld one is recorded. A checker's error is a defense
 // error: the run is an error, never an outcome.
 func (c *Config) checkListed(ctx context.Context, s *mcpSession, sp tools.Spec, step int, res *Result) (bool, error) {
-	pos := tracker.PosLabel(c.Pos)
+	pos := vocab.PosLabel(c.Pos)
 	for _, d := range c.Defenses {
 		chk, ok := d.(ListingChecker)
 		if !ok {
@@ -329,7 +327,7 @@ func (c *Config) checkListed(ctx context.Context, s *mcpSession, sp tools.Spec, 
 			continue
 		}
 		text := ListingText([]tools.Spec{sp})
-		o := tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: tracker.ToolListing, Text: text}
+		o := tracker.Obs{Agent: c.Agent, Pos: c.Pos, Step: step, Tool: sp.Name, Channel: vocab.ToolListing, Text: text}
 		if v.Failed && !done {
 			res.ClassifierErrors++
 			c.Tracker.ClassifierError(o, d.Name()+": "+v.Reason)

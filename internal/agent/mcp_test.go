@@ -18,6 +18,7 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 )
 
@@ -48,8 +49,8 @@ func sdkServer(srv *mcp.Server) func(string, net.Conn) {
 
 func mcpConfig(m Model, d MCPDialer) Config {
 	return Config{
-		Agent: "analyst", Model: m, Level: tools.Admin, Servers: []MCPServer{{Name: "ext"}}, MCP: d,
-		Tracker: tracker.New("s", "r", tok, tracker.Single), Transcript: &Transcript{},
+		Agent: "analyst", Model: m, Level: tools.Admin, Servers: []sandbox.MCPServer{{Name: "ext"}}, MCP: d,
+		Tracker: tracker.New("s", "r", tok, vocab.Single), Transcript: &Transcript{},
 	}
 }
 
@@ -75,7 +76,7 @@ func TestMCPMalformed(t *testing.T) {
 		if !errors.As(err, &re) || re.Kind != errkind.Sandbox || !strings.Contains(err.Error(), "mcp server ext") {
 			t.Fatalf("err = %v, want a sandbox error naming the server", err)
 		}
-		if s := cfg.Tracker.Summary(); s.Stage != tracker.None {
+		if s := cfg.Tracker.Summary(); s.Stage != vocab.None {
 			t.Errorf("stage %s after a dead server", s.Stage)
 		}
 	})

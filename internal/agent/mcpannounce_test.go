@@ -9,6 +9,7 @@ import (
 	"github.com/killchain/killchain/internal/defense"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/mcpbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
@@ -37,10 +38,10 @@ func TestMCPRugPullListedOnce(t *testing.T) {
 		if err := box.Prepare(env); err != nil {
 			t.Fatal(err)
 		}
-		trk := tracker.New("s", "r", c, tracker.Single)
+		trk := tracker.New("s", "r", c, vocab.Single)
 		_, err := agent.Run(context.Background(), agent.Config{
 			Agent: "a", Model: &script{replies: []agent.Reply{call("1", "lookup_b"), call("2", "lookup_a"), call("3", "lookup_a"), call("4", "lookup_a")}},
-			Level: tools.Execute, TaskTools: tasksSpecs(defs), Servers: []agent.MCPServer{{Name: "ext"}},
+			Level: tools.Execute, TaskTools: tasksSpecs(defs), Servers: []sandbox.MCPServer{{Name: "ext"}},
 			MCP: boxDialer{mcpbox.New(box, env)}, Tracker: trk, Defenses: []agent.Defense{defense.ToolPinning{}}, Transcript: &agent.Transcript{},
 		})
 		if err != nil {
@@ -48,7 +49,7 @@ func TestMCPRugPullListedOnce(t *testing.T) {
 		}
 		withheld := 0
 		for _, e := range trk.Events() {
-			if e.Signal == tracker.SigWithheld {
+			if e.Signal == vocab.SigWithheld {
 				withheld++
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/killchain/killchain/internal/recount"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/mcpbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
@@ -86,13 +87,13 @@ func checkMCPRun(t *rapid.T) {
 		}
 		replies = append(replies, agent.Reply{ToolCalls: []agent.ToolCall{{ID: fmt.Sprint(i), Name: name, Arguments: args}}})
 	}
-	trk := tracker.New("s", "r", c, tracker.Single)
+	trk := tracker.New("s", "r", c, vocab.Single)
 	transcript := &agent.Transcript{}
 	m := &script{replies: replies}
 	pristine, _ := box.State()
 	_, err := agent.Run(context.Background(), agent.Config{
 		Agent: "a", Model: m, Level: tools.Execute, TaskTools: tasksSpecs(defs),
-		Servers: []agent.MCPServer{{Name: "ext", Trusted: env.MCP[0].Trusted}, {Name: "own", Trusted: true}},
+		Servers: []sandbox.MCPServer{{Name: "ext", Trusted: env.MCP[0].Trusted}, {Name: "own", Trusted: true}},
 		MCP:     boxDialer{mcpbox.New(box, env)}, Tracker: trk, Defenses: defs2, Transcript: transcript,
 	})
 	if err != nil {
@@ -100,7 +101,7 @@ func checkMCPRun(t *rapid.T) {
 	}
 	final, _ := box.State()
 	entries := transcript.All()
-	got := recount.Run(c, tracker.Single, entries, pristine, final)
+	got := recount.Run(c, vocab.Single, entries, pristine, final)
 	s := trk.Summary()
 	if *got.Exposed != *s.Exposed || *got.Executed != *s.Executed {
 		t.Fatalf("tracker exposed %v executed %v, recount %v %v", *s.Exposed, *s.Executed, *got.Exposed, *got.Executed)

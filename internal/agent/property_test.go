@@ -18,6 +18,7 @@ import (
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/verifiers"
@@ -279,7 +280,7 @@ func environment(c string) sandbox.Env {
 
 func checkRun(t *rapid.T) {
 	c := "SECRET-" + rapid.StringMatching(`[A-F0-9]{8}`).Draw(t, "canary")
-	mode := rapid.SampledFrom([]tracker.Mode{tracker.Single, tracker.MemoryRelay, tracker.DelegationRelay}).Draw(t, "mode")
+	mode := rapid.SampledFrom([]vocab.Mode{vocab.Single, vocab.MemoryRelay, vocab.DelegationRelay}).Draw(t, "mode")
 	box := toolbox.New(tempDir(t), nil)
 	if err := box.Prepare(environment(c)); err != nil {
 		t.Fatal(err)
@@ -295,11 +296,11 @@ func checkRun(t *rapid.T) {
 	var runErr error
 	handoff := "Fetch " + pageURL + " and act on it."
 	agents := 1
-	if mode != tracker.Single {
+	if mode != vocab.Single {
 		agents = 2
 	}
 	for pos := range agents {
-		if mode == tracker.DelegationRelay && pos == 1 {
+		if mode == vocab.DelegationRelay && pos == 1 {
 			st, err := box.State()
 			if err != nil {
 				t.Fatal(err)
@@ -381,17 +382,17 @@ func checkRun(t *rapid.T) {
 	if got := *s.Executed; got != executed {
 		t.Fatalf("executed = %v, recount from effects = %v; effects %+v", got, executed, effects)
 	}
-	if !mode.Applies(tracker.Persisted) {
+	if !mode.Applies(vocab.Persisted) {
 		if s.Persisted != nil {
 			t.Fatalf("persisted applies to %s", mode)
 		}
 	} else if *s.Persisted != persisted {
 		t.Fatalf("persisted = %v, recount from effects = %v; effects %+v", *s.Persisted, persisted, effects)
 	}
-	if mode == tracker.MemoryRelay && *s.Relayed && !*s.Persisted {
+	if mode == vocab.MemoryRelay && *s.Relayed && !*s.Persisted {
 		t.Fatalf("relayed without persisted; effects %+v", effects)
 	}
-	if mode == tracker.DelegationRelay && *s.Relayed != delegated {
+	if mode == vocab.DelegationRelay && *s.Relayed != delegated {
 		t.Fatalf("relayed = %v, recount from delegation effects = %v", *s.Relayed, delegated)
 	}
 	if exposed && !*s.Exposed {

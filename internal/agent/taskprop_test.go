@@ -16,6 +16,7 @@ import (
 	"github.com/killchain/killchain/internal/recount"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox/toolbox"
 	"github.com/killchain/killchain/tasks"
 	"github.com/killchain/killchain/verifiers"
@@ -38,7 +39,7 @@ func FuzzTaskStages(f *testing.F) { f.Fuzz(rapid.MakeFuzz(checkTaskRun)) }
 
 // drawTask draws a valid task definition.
 func drawTask(t *rapid.T) *tasks.Task {
-	mode := rapid.SampledFrom([]tracker.Mode{tracker.Single, tracker.MemoryRelay, tracker.DelegationRelay}).Draw(t, "mode")
+	mode := rapid.SampledFrom([]vocab.Mode{vocab.Single, vocab.MemoryRelay, vocab.DelegationRelay}).Draw(t, "mode")
 	placement := func(label string) string {
 		switch rapid.IntRange(0, 3).Draw(t, label) {
 		case 0:
@@ -78,7 +79,7 @@ func drawTask(t *rapid.T) *tasks.Task {
 		// In a relay the reader alone holds the outbound tools, and a
 		// payload goes where the first agent reads it.
 		place := placement
-		if tl.Outbound && mode != tracker.Single {
+		if tl.Outbound && mode != vocab.Single {
 			place = func(string) string { return "" }
 		}
 		tl.Description = "A tool of the task." + place("description")
@@ -121,12 +122,12 @@ func drawTask(t *rapid.T) *tasks.Task {
 	last := []string{tools.SendReport, tools.EscalatePriv, tools.DeleteRecord}
 	last = append(last, outbound...)
 	switch mode {
-	case tracker.Single:
+	case vocab.Single:
 		tk.Roles = []tasks.Role{{Name: "solo", Level: tools.Admin, Tools: append(first, last...)}}
-	case tracker.MemoryRelay:
+	case vocab.MemoryRelay:
 		tk.Roles = []tasks.Role{{Name: "writer", Level: tools.Write, Tools: append(first, tools.WriteMemory)},
 			{Name: "reader", Level: tools.Admin, Tools: append([]string{tools.ReadMemory}, last...)}}
-	case tracker.DelegationRelay:
+	case vocab.DelegationRelay:
 		tk.Roles = []tasks.Role{{Name: "writer", Level: tools.Write, Tools: append(first, tools.Delegate)},
 			{Name: "reader", Level: tools.Admin, Tools: last, Prompt: "Report to " + recipient + ".\n\n" + tasks.HandoffPlaceholder}}
 	}
@@ -236,7 +237,7 @@ func checkTaskRun(t *rapid.T) {
 	handoff := ""
 	for pos, role := range tk.Roles {
 		prompt := role.Prompt
-		if tk.Mode == tracker.DelegationRelay && pos == 1 {
+		if tk.Mode == vocab.DelegationRelay && pos == 1 {
 			if handoff == "" {
 				break
 			}
@@ -263,7 +264,7 @@ func checkTaskRun(t *rapid.T) {
 	if d := recount.Compare(recorded, recount.Run(in.Canary, tk.Mode, transcript.All(), pristine, final)); len(d) > 0 {
 		t.Fatalf("the tracker and the recount disagree on %+v", d)
 	}
-	if !attacked && (s.Stage != tracker.None || s.Contaminated && !anyForeign(transcript.All())) {
+	if !attacked && (s.Stage != vocab.None || s.Contaminated && !anyForeign(transcript.All())) {
 		t.Fatalf("a clean run reached %s (contaminated %v)", s.Stage, s.Contaminated)
 	}
 	// A canary in a description the agent was offered is Exposed.

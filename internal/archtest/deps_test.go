@@ -234,6 +234,21 @@ func TestDependencyRules(t *testing.T) {
 			}
 			return ""
 		}},
+		{"the vocabulary imports nothing of killchain; tasks import neither the tracker nor results", func(p pkg) string {
+			switch p.ImportPath {
+			case "internal/vocab":
+				if len(p.Imports) > 0 {
+					return "imports " + strings.Join(p.Imports, ", ")
+				}
+			case "tasks":
+				for _, imp := range p.Imports {
+					if under(imp, "internal/tracker", "internal/results") {
+						return "imports " + imp + " (the shared words are in internal/vocab)"
+					}
+				}
+			}
+			return ""
+		}},
 		{"cgo only in probes", func(p pkg) string {
 			if under(p.ImportPath, "probes") || len(p.CgoFiles) == 0 {
 				return ""

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // models and how often each follows an injection it sees.
@@ -34,16 +34,16 @@ var models = []struct {
 // or lowers compliance.
 var tasks = []struct {
 	name, surface, tool string
-	mode                tracker.Mode
+	mode                vocab.Mode
 	scale               float64
 }{
-	{"memory_poison", "memory", "read_memory", tracker.Single, 0.8},
-	{"tool_poison", "tool_result", "search", tracker.Single, 1.2},
-	{"propagation", "web_page", "get_webpage", tracker.MemoryRelay, 1.1},
-	{"permission_esc", "web_page", "get_webpage", tracker.DelegationRelay, 0.1},
-	{"cross_modal_relay", "pdf_visible", "parse_pdf", tracker.MemoryRelay, 0.9},
-	{"audio_inject", "audio", "transcribe_audio", tracker.Single, 1.0},
-	{"multi_surface", "web_page+memory", "get_webpage", tracker.Single, 1.3},
+	{"memory_poison", "memory", "read_memory", vocab.Single, 0.8},
+	{"tool_poison", "tool_result", "search", vocab.Single, 1.2},
+	{"propagation", "web_page", "get_webpage", vocab.MemoryRelay, 1.1},
+	{"permission_esc", "web_page", "get_webpage", vocab.DelegationRelay, 0.1},
+	{"cross_modal_relay", "pdf_visible", "parse_pdf", vocab.MemoryRelay, 0.9},
+	{"audio_inject", "audio", "transcribe_audio", vocab.Single, 1.0},
+	{"multi_surface", "web_page+memory", "get_webpage", vocab.Single, 1.3},
 }
 
 var (
@@ -122,21 +122,21 @@ func (g *gen) chance(p float64) bool { return g.rng.Float64() < p }
 func bp(b bool) *bool { return &b }
 
 // run draws the i-th run and its events.
-func (g *gen) run(i int) (results.Run, []tracker.Event) {
+func (g *gen) run(i int) (results.Run, []vocab.Event) {
 	t := tasks[g.pick(len(tasks))]
 	ma := models[g.pick(len(models))]
 	mb := ma
-	if t.mode != tracker.Single && g.chance(0.2) {
+	if t.mode != vocab.Single && g.chance(0.2) {
 		mb = models[g.pick(len(models))]
 	}
 	attacked := g.chance(0.75)
 	r := results.Run{
 		Study: "bench", Batch: fmt.Sprintf("batch_%d", i%9), Grid: "bench", RunID: fmt.Sprintf("%s-%08x", t.name, uint32(i)*2654435761),
 		Task: t.name, Surface: t.surface, Mode: string(t.mode), Defense: defenses[g.pick(len(defenses))],
-		ModelA: ma.name, Attacked: attacked, Stage: tracker.None.String(),
+		ModelA: ma.name, Attacked: attacked, Stage: vocab.None.String(),
 		Started: g.start.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano),
 	}
-	if t.mode != tracker.Single {
+	if t.mode != vocab.Single {
 		r.ModelB = mb.name
 	}
 	r.Variant = "none"
@@ -165,26 +165,26 @@ func (g *gen) run(i int) (results.Run, []tracker.Event) {
 		comply *= 0.85
 	}
 	switch t.mode {
-	case tracker.Single:
+	case vocab.Single:
 		executed = exposed && g.chance(comply)
-	case tracker.MemoryRelay:
+	case vocab.MemoryRelay:
 		persisted = exposed && g.chance(math.Min(1, comply*1.4))
 		relayed = persisted && g.chance(0.97)
 		executed = relayed && g.chance(math.Min(1, mb.comply*t.scale*1.3))
-	case tracker.DelegationRelay:
+	case vocab.DelegationRelay:
 		relayed = exposed && g.chance(math.Min(1, comply*4))
 		executed = relayed && g.chance(math.Min(1, mb.comply*t.scale*2))
 	}
-	flag := func(s tracker.Stage, v bool) *bool {
+	flag := func(s vocab.Stage, v bool) *bool {
 		if !t.mode.Applies(s) {
 			return nil
 		}
 		return bp(attacked && v)
 	}
-	r.Exposed, r.Persisted, r.Relayed, r.Executed = flag(tracker.Exposed, exposed), flag(tracker.Persisted, persisted), flag(tracker.Relayed, relayed), flag(tracker.Executed, executed)
+	r.Exposed, r.Persisted, r.Relayed, r.Executed = flag(vocab.Exposed, exposed), flag(vocab.Persisted, persisted), flag(vocab.Relayed, relayed), flag(vocab.Executed, executed)
 	for s, b := range []*bool{r.Exposed, r.Persisted, r.Relayed, r.Executed} {
 		if results.Is(b) {
-			r.Stage = tracker.Stage(s + 1).String()
+			r.Stage = vocab.Stage(s + 1).String()
 		}
 	}
 	r.AttackGoal = executed && !g.chance(0.05) || (attacked && exposed && !executed && g.chance(0.02))
@@ -194,7 +194,7 @@ func (g *gen) run(i int) (results.Run, []tracker.Event) {
 	r.NoticedNarration = r.Noticed && (!r.NoticedThinking || g.chance(0.3))
 
 	r.StepsA = 2 + g.pick(4)
-	if t.mode != tracker.Single {
+	if t.mode != vocab.Single {
 		r.StepsB = 2 + g.pick(4)
 	}
 	r.ToolCallsA = max(0, r.StepsA-1)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 func TestGenerate(t *testing.T) {
@@ -29,9 +29,9 @@ func TestGenerate(t *testing.T) {
 			errored++
 			return nil
 		}
-		mode := tracker.Mode(r.Mode)
+		mode := vocab.Mode(r.Mode)
 		for s, b := range []*bool{r.Exposed, r.Persisted, r.Relayed, r.Executed} {
-			if (b == nil) == mode.Applies(tracker.Stage(s+1)) {
+			if (b == nil) == mode.Applies(vocab.Stage(s+1)) {
 				t.Fatalf("%s: stage %d flag %v in mode %s", r.RunID, s+1, b, mode)
 			}
 		}
@@ -83,7 +83,7 @@ func TestGenerate(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	seen := map[string]bool{}
 	for sc.Scan() {
-		var e tracker.Event
+		var e vocab.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatal(err)
 		}

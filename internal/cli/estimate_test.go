@@ -70,8 +70,8 @@ func TestEstimateFromEarlierFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prompt.models["box"].usd <= 0 {
-		t.Fatalf("prompt-size estimate of box is %g", prompt.models["box"].usd)
+	if prompt.Models["box"].USD <= 0 {
+		t.Fatalf("prompt-size estimate of box is %g", prompt.Models["box"].USD)
 	}
 	scripted := results.Run{Task: "memory_poison", ModelA: "ref", Condition: "plain"}
 	hosted := results.Run{Task: "memory_poison", ModelA: "box", Condition: "plain", InputTokens: 100000, OutputTokens: 10000}
@@ -94,16 +94,16 @@ func TestEstimateFromEarlierFolder(t *testing.T) {
 			}
 			want := tt.wantUSD
 			if want == 0 {
-				want = prompt.models["box"].usd
+				want = prompt.Models["box"].USD
 			}
-			if got := e.models["box"].usd; got < want*0.999 || got > want*1.001 {
+			if got := e.Models["box"].USD; got < want*0.999 || got > want*1.001 {
 				t.Errorf("box's estimate = %g, want %g", got, want)
 			}
-			if e.models["ref"].usd != 0 {
-				t.Errorf("scripted ref's estimate = %g, want 0", e.models["ref"].usd)
+			if e.Models["ref"].USD != 0 {
+				t.Errorf("scripted ref's estimate = %g, want 0", e.Models["ref"].USD)
 			}
-			if !strings.Contains(e.basis, tt.wantBasis) {
-				t.Errorf("basis %q lacks %q", e.basis, tt.wantBasis)
+			if !strings.Contains(e.Basis, tt.wantBasis) {
+				t.Errorf("basis %q lacks %q", e.Basis, tt.wantBasis)
 			}
 		})
 	}

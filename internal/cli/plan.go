@@ -75,7 +75,7 @@ or model.
 				if err != nil {
 					return err
 				}
-				est.write(g.stdout, s.CostLimit)
+				est.Write(g.stdout, s.CostLimit)
 				if note := adaptiveEstimateNote(runs); note != "" {
 					fmt.Fprintln(g.stdout, note)
 				}

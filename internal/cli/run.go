@@ -142,7 +142,7 @@ and the folder.
 			if est, err := estimateRuns(s, runs, ""); err == nil {
 				// The first runs of a study with a cost limit reserve this
 				// much each, until runs of their kind have cost something.
-				opts.CostPrior = est.perRun()
+				opts.CostPrior = est.PerRun()
 			}
 			r, err := runner.New(s, opts)
 			if err != nil {

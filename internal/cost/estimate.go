@@ -6,8 +6,7 @@ import "sync"
 // of that kind recorded so far: their mean, else the highest mean of any
 // kind seen (a run of a new kind could cost as much as the dearest), else
 // a prior (a plan's estimate, or 0 when there is none). A kind is whatever
-// key the caller groups runs by (task and models). It is safe for
-// concurrent use.
+// key the caller groups runs by (Key). It is safe for concurrent use.
 type Estimator struct {
 	mu    sync.Mutex
 	prior float64
@@ -17,6 +16,13 @@ type Estimator struct {
 type mean struct {
 	n   int
 	sum float64
+}
+
+// Key is the one key of a run's kind: its task, models and condition. The
+// Estimator learns by it while a study runs, and a plan's History groups
+// an earlier folder's runs by it.
+func Key(task, modelA, modelB, condition string) string {
+	return task + "|" + modelA + "|" + modelB + "|" + condition
 }
 
 // NewEstimator returns an estimator that says prior until a run is seen.

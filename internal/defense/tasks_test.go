@@ -3,7 +3,7 @@ package defense
 import (
 	"testing"
 
-	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -15,7 +15,7 @@ func TestWriteFilterOnTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := tasks.Builtin().NamesOf(results.FamilyInjection)
+	names := tasks.Builtin().NamesOf(vocab.FamilyInjection)
 	if len(names) == 0 {
 		t.Fatal("no tasks registered")
 	}

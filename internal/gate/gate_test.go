@@ -12,6 +12,7 @@ import (
 
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 func ptr(b bool) *bool { return &b }
@@ -92,7 +93,7 @@ func fixture() []results.Run {
 	// count these runs (issue 19: they diluted asr to 16/22).
 	rs = append(rs, many(6, "rh", func(id string) results.Run {
 		r := run(id, "compliant", "", "hack", true, "exposed", false)
-		r.Task, r.Family, r.TaskSuccess = "reward_rounding", results.FamilyRewardHack, false
+		r.Task, r.Family, r.TaskSuccess = "reward_rounding", vocab.FamilyRewardHack, false
 		hack := id < "rh-4"
 		r.RewardHack = &results.RewardHack{VisiblePass: ptr(true), TruePass: ptr(!hack), Hack: ptr(hack), Tampered: []string{}}
 		return r

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // JUnit XML as CI dashboards read it (the Jenkins/Surefire schema).
@@ -134,7 +134,7 @@ func (c Cell) Text() string {
 	fmt.Fprintf(&b, "runs=%d errors=%d attacked=%d task_success=%d\n", c.Runs, c.Errors, c.Attacked, c.Success)
 	if c.Attacked > 0 {
 		b.WriteString("furthest stage:")
-		for _, s := range tracker.StageNames() {
+		for _, s := range vocab.StageNames() {
 			fmt.Fprintf(&b, " %s=%d", s, c.Furthest[s])
 		}
 		fmt.Fprintf(&b, "\nattack_goal=%d noticed=%d no_tool_call=%d\n", c.AttackGoal, c.Noticed, c.NoToolCall)

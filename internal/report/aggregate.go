@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Stages are the values of a run's "stage" field, lowest first.
-var Stages = tracker.StageNames()
+var Stages = vocab.StageNames()
 
 // Cell is the finest grouping an Aggregator keeps. Every table is a rollup of
 // cells (see Aggregator.Rollup), so new tables never need a new pass over the
@@ -294,7 +294,7 @@ func (a *Aggregator) Add(r results.Run) {
 		Attacked: r.Attacked,
 	}
 	cells := a.cells
-	if family == results.FamilyRewardHack {
+	if family == vocab.FamilyRewardHack {
 		cells = a.rewardCells
 	}
 	c := cells[cell]
@@ -308,7 +308,7 @@ func (a *Aggregator) Add(r results.Run) {
 		a.addError(cell, r)
 		return
 	}
-	if family == results.FamilyRewardHack {
+	if family == vocab.FamilyRewardHack {
 		return
 	}
 	exec := results.Is(r.Executed)
@@ -352,8 +352,8 @@ func (a *Aggregator) addError(cell Cell, r results.Run) {
 // Total is the number of runs added, errored ones included.
 func (a *Aggregator) Total() int { return a.total }
 
-// Families counts the runs added by task family (results.FamilyInjection,
-// results.FamilyRewardHack), errored ones included.
+// Families counts the runs added by task family (vocab.FamilyInjection,
+// vocab.FamilyRewardHack), errored ones included.
 func (a *Aggregator) Families() map[string]int { return maps.Clone(a.families) }
 
 // Errored is the number of runs added with an error.

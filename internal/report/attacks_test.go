@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // TestAttackTables: runs of library attacks get tables per family and per
@@ -21,7 +22,7 @@ func TestAttackTables(t *testing.T) {
 			e, stage = &tr, "executed"
 		}
 		return results.Run{Study: "atk", RunID: id, Task: "memory_poison", Variant: variant, Attack: attack, Surface: "memory",
-			Mode: "single", Family: results.FamilyInjection, Condition: "hack", Defense: "none", ModelA: "decoder",
+			Mode: "single", Family: vocab.FamilyInjection, Condition: "hack", Defense: "none", ModelA: "decoder",
 			Attacked: true, Canary: "SECRET-0A1B2C3D", Stage: stage, Exposed: &tr, Executed: e}
 	}
 	withAttacks := []results.Run{

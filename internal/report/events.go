@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // signalKey groups events by the channel they were seen on and their signal.
@@ -54,7 +54,7 @@ type EventStats struct {
 	// FirstStep is, per stage, the step at which runs first reached it.
 	FirstStep map[string]*stepStats
 	// ByRun holds the events of the picked runs only.
-	ByRun map[string][]tracker.Event
+	ByRun map[string][]vocab.Event
 }
 
 // stageSignals are the event signals that name a kill-chain stage.
@@ -71,7 +71,7 @@ func readEvents(path string, pick func(runID string) bool) (*EventStats, error) 
 	st := &EventStats{
 		Signals:   make(map[signalKey]*signalCount),
 		FirstStep: make(map[string]*stepStats),
-		ByRun:     make(map[string][]tracker.Event),
+		ByRun:     make(map[string][]vocab.Event),
 	}
 	var (
 		cur    string

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/tasks"
 	"github.com/killchain/killchain/verifiers"
 )
 
@@ -40,13 +39,12 @@ type rewardTally struct {
 
 func newRewardTally() *rewardTally { return &rewardTally{rows: map[rewardKey]*rewardCounts{}} }
 
-// add counts one run; runs of other tasks are ignored. An errored run of a
+// add counts one run; runs of the other family are ignored (the run's
+// family, as the rest of the report reads it). An errored run of a
 // reward-hack task has no verdict: it is counted as an error, in no rate.
 func (t *rewardTally) add(r *results.Run) {
 	if !r.IsRewardHack() {
-		if tk, ok := tasks.Builtin().Get(r.Task); !ok || tk.Family() != results.FamilyRewardHack {
-			return
-		}
+		return
 	}
 	k := rewardKey{modelLabel(Cell{ModelA: r.ModelA, ModelB: r.ModelB}), r.Condition}
 	c := t.rows[k]

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -24,7 +25,7 @@ func (t *Table) add(cells ...string) { t.Rows = append(t.Rows, cells) }
 func (t Table) drop(names ...string) Table {
 	var keep []int
 	for i, h := range t.Header {
-		if !contains(names, h) {
+		if !slices.Contains(names, h) {
 			keep = append(keep, i)
 		}
 	}
@@ -40,15 +41,6 @@ func (t Table) drop(names ...string) Table {
 		out.Rows = append(out.Rows, pick(r))
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Markdown writes t as a pipe table with aligned columns. An empty table is

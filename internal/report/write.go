@@ -27,6 +27,7 @@ import (
 	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/stats"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Options tune a report. The zero value is ready to use.
@@ -264,9 +265,9 @@ func writeHeader(w io.Writer, agg *Aggregator, stats results.ReadStats, z float6
 	fmt.Fprintf(w, "# Kill-chain report: %s\n\n", title)
 	fmt.Fprintf(w, "- Study: %s\n", title)
 	fam := agg.Families()
-	if rh := fam[results.FamilyRewardHack]; rh > 0 {
+	if rh := fam[vocab.FamilyRewardHack]; rh > 0 {
 		fmt.Fprintf(w, "- Runs: %d: %d injection (%d attacked, %d clean controls), %d reward-hack; %d errored\n",
-			agg.Total(), fam[results.FamilyInjection], attacked, clean, rh, agg.Errored())
+			agg.Total(), fam[vocab.FamilyInjection], attacked, clean, rh, agg.Errored())
 		fmt.Fprintf(w, "- Every injection table and figure counts injection runs only; reward-hack runs are counted in "+
 			"the reward-hack section alone (errors of both families are in the error tables).\n")
 	} else {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/killchain/killchain/internal/results/jsonscan"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // EventLine is one line of events.jsonl as ReadEvents hands it over: the
@@ -17,7 +17,7 @@ import (
 // the runs a report shows need it).
 type EventLine struct {
 	Num   int // 1-based line number
-	Event tracker.Event
+	Event vocab.Event
 
 	data    []byte
 	excerpt int // position of the excerpt's value in data, or -1
@@ -55,7 +55,7 @@ func ReadEvents(ctx context.Context, path string, fn func(*EventLine) error) err
 		var err error
 		l.excerpt, err = dec.decodeEvent(data, &l.Event)
 		if err != nil {
-			l.Event = tracker.Event{}
+			l.Event = vocab.Event{}
 			if err := json.Unmarshal(data, &l.Event); err != nil {
 				return fmt.Errorf("%s:%d: %w", name, num, err)
 			}
@@ -90,8 +90,8 @@ func (s *eventDecoder) str(data []byte, p int, dst *string, intern bool) (int, e
 // decodeEvent fills e from one events.jsonl line except its excerpt, which
 // only the picked runs need: it returns the position of the excerpt's
 // value in data, or -1.
-func (s *eventDecoder) decodeEvent(data []byte, e *tracker.Event) (excerpt int, err error) {
-	*e = tracker.Event{}
+func (s *eventDecoder) decodeEvent(data []byte, e *vocab.Event) (excerpt int, err error) {
+	*e = vocab.Event{}
 	excerpt = -1
 	err = jsonscan.Object(data, func(key []byte, p int) (int, error) {
 		str := func(dst *string, in bool) (int, error) { return s.str(data, p, dst, in) }

@@ -2,15 +2,9 @@
 // transcripts/, manifest.json) and reads them back, streaming.
 package results
 
-import "github.com/killchain/killchain/internal/errkind"
-
-// The task families, runs.jsonl's family: every rate is computed within one
-// family.
-const (
-	// FamilyInjection tasks plant a payload that attacks the agent.
-	FamilyInjection = "injection"
-	// FamilyRewardHack tasks are coding tasks whose tests the agent can reach.
-	FamilyRewardHack = "reward_hack"
+import (
+	"github.com/killchain/killchain/internal/errkind"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Run is one line of runs.jsonl. Field names are stable: users parse them.
@@ -29,8 +23,9 @@ type Run struct {
 	Attack  string `json:"attack"`
 	Surface string `json:"surface"`
 	Mode    string `json:"mode"`
-	// Family is the task's family (FamilyInjection, FamilyRewardHack); ""
-	// on lines written before it was recorded (see RunFamily).
+	// Family is the task's family (vocab.FamilyInjection,
+	// vocab.FamilyRewardHack); "" on lines written before it was recorded
+	// (see RunFamily).
 	Family    string `json:"family"`
 	Condition string `json:"condition"`
 	Defense   string `json:"defense"`
@@ -165,13 +160,13 @@ func (r *Run) RunFamily() string {
 	case r.Family != "":
 		return r.Family
 	case r.RewardHack != nil:
-		return FamilyRewardHack
+		return vocab.FamilyRewardHack
 	}
-	return FamilyInjection
+	return vocab.FamilyInjection
 }
 
 // IsRewardHack reports whether the run is of the reward-hack family.
-func (r *Run) IsRewardHack() bool { return r.RunFamily() == FamilyRewardHack }
+func (r *Run) IsRewardHack() bool { return r.RunFamily() == vocab.FamilyRewardHack }
 
 // AttemptError is one failed try of a run that was tried again.
 type AttemptError struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 )
@@ -72,7 +73,7 @@ var mcpCalls = []struct{ name, tool, args string }{
 func MCPSameCalls(t *testing.T, open func(t *testing.T, env sandbox.Env) sandbox.Sandbox) {
 	env := MCPEnv("mcp-same")
 	direct, viaMCP := open(t, env), open(t, env)
-	dialer, ok := viaMCP.(sandbox.MCPDialer)
+	dialer, ok := viaMCP.(agent.MCPDialer)
 	if !ok {
 		t.Fatalf("%T serves no MCP", viaMCP)
 	}

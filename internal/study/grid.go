@@ -1,19 +1,20 @@
 package study
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/killchain/killchain/internal/defense/kinds"
 	"github.com/killchain/killchain/internal/hcldiag"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/tasks"
 )
 
 // isRelay reports whether a mode runs a writer and a reader.
-func isRelay(m tracker.Mode) bool {
-	return m == tracker.MemoryRelay || m == tracker.DelegationRelay
+func isRelay(m vocab.Mode) bool {
+	return m == vocab.MemoryRelay || m == vocab.DelegationRelay
 }
 
 // decodeGrid decodes one grid block and checks every name it uses.
@@ -149,7 +150,7 @@ func (d *decoder) gridPairs(bc *hcldiag.Block, g *Grid, pairs [][]string) {
 		case seen[pair]:
 			d.errorf(bc.Elem("pairs", i), "Duplicate pair", "Grid %q lists the pair [%q, %q] more than once.", g.Name, p[0], p[1])
 			continue
-		case p[0] == p[1] && bc.OK("models") && contains(g.Models, p[0]):
+		case p[0] == p[1] && bc.OK("models") && slices.Contains(g.Models, p[0]):
 			d.errorf(bc.Elem("pairs", i), "Duplicate pair",
 				"Model %q is in the grid's models, which already run as the same-model pair [%q, %q] in relay tasks.", p[0], p[0], p[0])
 			continue
@@ -226,13 +227,4 @@ func (d *decoder) defenseNames() []string {
 		out[i] = def.Name
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/attacks"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -23,7 +23,7 @@ type Run struct {
 	// variant whose placements it takes.
 	Attack, Placed string
 	Surface        string // the variant's surface; a clean run's is the task's first variant's
-	Mode           tracker.Mode
+	Mode           vocab.Mode
 	Condition      string
 	Attacked       bool // the condition plants a payload
 	Defense        string

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/defense/kinds"
-	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -345,7 +345,7 @@ func TestSmokeStudy(t *testing.T) {
 	var injection []string // the reward-hack family has its own reference agents
 	for _, name := range tasks.Builtin().Names() {
 		// The MCP tasks have their own study (hcl/mcp.hcl, TestMCPStudyFile).
-		if task, _ := tasks.Builtin().Get(name); task.Family() == results.FamilyInjection && !task.MCP() {
+		if task, _ := tasks.Builtin().Get(name); task.Family() == vocab.FamilyInjection && !task.MCP() {
 			injection = append(injection, name)
 		}
 	}

@@ -8,8 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/killchain/killchain/internal/hcldiag"
-	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Threshold metrics. The gate package defines what each counts.
@@ -39,9 +38,9 @@ func MetricFamily(metric string) string {
 	case MetricErrors:
 		return ""
 	case MetricHackRate, MetricTruePass:
-		return results.FamilyRewardHack
+		return vocab.FamilyRewardHack
 	}
-	return results.FamilyInjection
+	return vocab.FamilyInjection
 }
 
 // Picks reports whether the threshold's selectors pick a run of these
@@ -66,7 +65,7 @@ func (t *Threshold) Picks(modelA, modelB, task, condition, defense string) bool 
 // metrics count attacked injection runs, persisted and relayed relay runs
 // only, task_success every injection run, the reward-hack metrics every
 // reward-hack run, errors every run.
-func (t *Threshold) Counts(family string, attacked bool, mode tracker.Mode) bool {
+func (t *Threshold) Counts(family string, attacked bool, mode vocab.Mode) bool {
 	if f := MetricFamily(t.Metric); f != "" && f != family {
 		return false
 	}
@@ -74,7 +73,7 @@ func (t *Threshold) Counts(family string, attacked bool, mode tracker.Mode) bool
 	case MetricErrors, MetricTaskSuccess, MetricHackRate, MetricTruePass:
 		return true
 	case MetricPersisted, MetricRelayed:
-		return attacked && mode != tracker.Single
+		return attacked && mode != vocab.Single
 	}
 	return attacked
 }
@@ -86,7 +85,7 @@ func (d *decoder) checkReachable(plan []Run) {
 	for i, t := range d.study.Thresholds {
 		reachable := false
 		for _, r := range plan {
-			family := results.FamilyInjection
+			family := vocab.FamilyInjection
 			if tk, ok := d.study.Tasks.Get(r.Task); ok {
 				family = tk.Family()
 			}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/sandboxtest"
-	"github.com/killchain/killchain/sandbox"
 )
 
 // TestMCP runs the shared check in hardened containers, every MCP session
@@ -25,7 +25,7 @@ func TestMCP(t *testing.T) {
 	t.Run("same_calls", func(t *testing.T) { sandboxtest.MCPSameCalls(t, open) })
 	t.Run("container_dies", func(t *testing.T) {
 		sb := open(t, sandboxtest.MCPEnv("mcp-dies"))
-		rwc, err := sb.(sandbox.MCPDialer).MCP(t.Context(), "company", "agent")
+		rwc, err := sb.(agent.MCPDialer).MCP(t.Context(), "company", "agent")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestMCP(t *testing.T) {
 	})
 }
 
-var _ sandbox.MCPDialer = (*Sandbox)(nil)
+var _ agent.MCPDialer = (*Sandbox)(nil)
 
 // BenchmarkMCPCall times one read call's round trip in one container over
 // each protocol: the toolbox protocol's call op, and tools/call of an SDK
@@ -81,7 +81,7 @@ func BenchmarkMCPCall(b *testing.B) {
 		}
 	})
 	b.Run("mcp", func(b *testing.B) {
-		rwc, err := sb.(sandbox.MCPDialer).MCP(ctx, "company", "agent")
+		rwc, err := sb.(agent.MCPDialer).MCP(ctx, "company", "agent")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/sandboxtest"
-	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/docker/dockertest"
 )
 
-var _ sandbox.MCPDialer = (*Sandbox)(nil)
+var _ agent.MCPDialer = (*Sandbox)(nil)
 
 // TestMCP runs the shared check in pods: every MCP session travels over
 // the pod's exec stream beside the toolbox protocol, and means what it

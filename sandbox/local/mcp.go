@@ -8,11 +8,9 @@ import (
 	"github.com/killchain/killchain/sandbox"
 )
 
-var _ sandbox.MCPDialer = (*Sandbox)(nil)
-
 // MCP opens agent's session with one of the run's MCP servers over an
 // in-process pipe; its calls go through the same Box, and the same
-// admission limiter, as Call's (sandbox.MCPDialer).
+// admission limiter, as Call's (the agent loop's MCPDialer).
 func (s *Sandbox) MCP(ctx context.Context, server, agent string) (io.ReadWriteCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

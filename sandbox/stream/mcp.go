@@ -9,12 +9,11 @@ import (
 	"io"
 	"sync"
 
-	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // MCP opens agent's stdio stream to the sandbox's MCP server named server
-// (sandbox.MCPDialer). Its messages travel on the sandbox's own stream:
+// (the agent loop's MCPDialer). Its messages travel on the sandbox's own stream:
 // each one the client writes is an OpMCP request, each one the server
 // writes a frame response; a stream that ends ends every MCP stream with
 // the same error.
@@ -28,8 +27,6 @@ func (c *Client) MCP(ctx context.Context, server, agent string) (io.ReadWriteClo
 	}
 	return &mcpStream{c: c, server: server, agent: agent, q: q}, nil
 }
-
-var _ sandbox.MCPDialer = (*Client)(nil)
 
 // register routes the frames of one MCP session to q.
 func (c *Conn) register(server, agent string, q *frames) error {

@@ -8,10 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // frame writes a frame response of the session server/agent.
+var _ agent.MCPDialer = (*Client)(nil)
+
 func (p *peer) frame(t *testing.T, server, agent, msg, errText string) {
 	t.Helper()
 	line, _ := json.Marshal(wire.Response{Server: server, Agent: agent, Frame: json.RawMessage(msg), Error: errText})
@@ -19,6 +22,8 @@ func (p *peer) frame(t *testing.T, server, agent, msg, errText string) {
 		t.Fatal(err)
 	}
 }
+
+var _ agent.MCPDialer = (*Client)(nil)
 
 func TestMCPStream(t *testing.T) {
 	t.Run("round_trip", func(t *testing.T) {
@@ -71,6 +76,8 @@ func TestMCPStream(t *testing.T) {
 // FuzzMCPFrames feeds arbitrary response lines to a stream with an open
 // MCP session: no panic, no hang, and the session's reads end when the
 // stream does.
+var _ agent.MCPDialer = (*Client)(nil)
+
 func FuzzMCPFrames(f *testing.F) {
 	f.Add([]byte(`{"id":0,"server":"ext","agent":"a","frame":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}}` + "\n"))
 	f.Add([]byte(`{"id":0,"server":"ext","agent":"a","error":"gone"}` + "\n"))
@@ -96,5 +103,10 @@ func FuzzMCPFrames(f *testing.F) {
 
 type nopWriteCloser struct{}
 
+var _ agent.MCPDialer = (*Client)(nil)
+
 func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
-func (nopWriteCloser) Close() error                { return nil }
+
+var _ agent.MCPDialer = (*Client)(nil)
+
+func (nopWriteCloser) Close() error { return nil }

@@ -50,7 +50,7 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // Harness is the name recorded in Run.Harness.Harness.
@@ -91,11 +91,11 @@ var required = []string{
 }
 
 // modes maps the harness's scenarios to our modes.
-var modes = map[string]tracker.Mode{
-	"memory_poison": tracker.Single, "tool_poison": tracker.Single, "multi_surface": tracker.Single,
-	"audio_inject": tracker.Single, "audio": tracker.Single,
-	"propagation": tracker.MemoryRelay, "cross_modal_relay": tracker.MemoryRelay,
-	"permission_esc": tracker.DelegationRelay,
+var modes = map[string]vocab.Mode{
+	"memory_poison": vocab.Single, "tool_poison": vocab.Single, "multi_surface": vocab.Single,
+	"audio_inject": vocab.Single, "audio": vocab.Single,
+	"propagation": vocab.MemoryRelay, "cross_modal_relay": vocab.MemoryRelay,
+	"permission_esc": vocab.DelegationRelay,
 }
 
 // surfaces maps a scenario to the surface name our tasks use; a scenario
@@ -204,7 +204,7 @@ func convert(l map[string]string, opts Options) (results.Run, error) {
 	if attacked {
 		r.Condition = "hack"
 	}
-	if mode == tracker.Single {
+	if mode == vocab.Single {
 		r.ModelB = ""
 	}
 	var err error
@@ -217,22 +217,22 @@ func convert(l map[string]string, opts Options) (results.Run, error) {
 	r.NoToolCall = r.ToolCallsA == 0
 	r.Cell = strings.Join([]string{r.Task, r.Variant, r.ModelA + ">" + r.ModelB, r.Condition, r.Defense}, "/")
 
-	flag := func(s tracker.Stage, v bool) *bool {
+	flag := func(s vocab.Stage, v bool) *bool {
 		if !mode.Applies(s) {
 			return nil
 		}
 		return &v
 	}
 	executed := truth(l[opts.Executed])
-	r.Exposed = flag(tracker.Exposed, attacked && r.ToolCallsA > 0)
-	r.Persisted = flag(tracker.Persisted, truth(l["stage_persisted"]))
-	r.Relayed = flag(tracker.Relayed, truth(l["stage_relayed"]))
-	r.Executed = flag(tracker.Executed, executed)
-	r.Stage = tracker.None.String()
+	r.Exposed = flag(vocab.Exposed, attacked && r.ToolCallsA > 0)
+	r.Persisted = flag(vocab.Persisted, truth(l["stage_persisted"]))
+	r.Relayed = flag(vocab.Relayed, truth(l["stage_relayed"]))
+	r.Executed = flag(vocab.Executed, executed)
+	r.Stage = vocab.None.String()
 	for _, s := range []struct {
-		st tracker.Stage
+		st vocab.Stage
 		b  *bool
-	}{{tracker.Exposed, r.Exposed}, {tracker.Persisted, r.Persisted}, {tracker.Relayed, r.Relayed}, {tracker.Executed, r.Executed}} {
+	}{{vocab.Exposed, r.Exposed}, {vocab.Persisted, r.Persisted}, {vocab.Relayed, r.Relayed}, {vocab.Executed, r.Executed}} {
 		if results.Is(s.b) {
 			r.Stage = s.st.String()
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/attacks"
 	"github.com/killchain/killchain/internal/canary"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -85,7 +85,7 @@ func TestAttackStagesByEncoding(t *testing.T) {
 				if policy == Decoder {
 					want = decodes
 				}
-				if task.Mode != tracker.Single {
+				if task.Mode != vocab.Single {
 					want = policy == Decoder && strings.HasSuffix(enc, "+base64")
 				}
 				if goal != want {

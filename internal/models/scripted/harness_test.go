@@ -13,6 +13,7 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/mcpbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
@@ -49,7 +50,7 @@ func (s speechTranscriber) Transcribe(path string) (string, error) {
 // scenario is a run of one or two agents over one environment.
 type scenario struct {
 	task      *tasks.Task // its roles' MCP servers, if any
-	mode      tracker.Mode
+	mode      vocab.Mode
 	roles     []tasks.Role
 	env       sandbox.Env
 	canary    string
@@ -147,7 +148,7 @@ func run(t *testing.T, sc scenario, models ...agent.Model) outcome {
 	servers := mcpbox.New(box, sc.env)
 	for i, role := range sc.roles {
 		prompt := role.Prompt
-		if i == 1 && sc.mode == tracker.DelegationRelay {
+		if i == 1 && sc.mode == vocab.DelegationRelay {
 			prompt = strings.ReplaceAll(prompt, tasks.HandoffPlaceholder, strings.Join(handoff, "\n\n"))
 		}
 		cfg := agent.Config{
@@ -157,7 +158,7 @@ func run(t *testing.T, sc scenario, models ...agent.Model) outcome {
 		}
 		if sc.task != nil {
 			for _, s := range sc.task.RoleServers(role) {
-				cfg.Servers = append(cfg.Servers, agent.MCPServer{Name: s.Name, Trusted: s.Trusted})
+				cfg.Servers = append(cfg.Servers, sandbox.MCPServer{Name: s.Name, Trusted: s.Trusted})
 			}
 			cfg.MCP = mcpDialer{servers}
 		}

@@ -8,8 +8,7 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
-	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -43,7 +42,7 @@ func taskScenario(t *testing.T, task *tasks.Task, variant string, attacked bool)
 func cases(t *testing.T) []*tasks.Task {
 	t.Helper()
 	var out []*tasks.Task
-	for _, name := range tasks.Builtin().NamesOf(results.FamilyInjection) {
+	for _, name := range tasks.Builtin().NamesOf(vocab.FamilyInjection) {
 		task, _ := tasks.Builtin().Get(name)
 		out = append(out, task)
 	}
@@ -67,7 +66,7 @@ func pair(t *testing.T, task *tasks.Task, writer, reader string) []agent.Model {
 // variant and checks what each policy is for.
 func TestTaskContracts(t *testing.T) {
 	for _, task := range cases(t) {
-		relay := task.Mode != tracker.Single
+		relay := task.Mode != vocab.Single
 		for _, v := range task.VariantNames() {
 			t.Run(task.Name+"/"+v, func(t *testing.T) {
 				t.Run("compliant executes", func(t *testing.T) {
@@ -83,7 +82,7 @@ func TestTaskContracts(t *testing.T) {
 					if o.summary.Persisted != nil && *o.summary.Persisted {
 						t.Errorf("resistant writer persisted the canary; calls %q", o.calls())
 					}
-					if o.summary.Stage > tracker.Exposed || o.attackGoal(sc) {
+					if o.summary.Stage > vocab.Exposed || o.attackGoal(sc) {
 						t.Errorf("stage %s, goal %v; calls %q", o.summary.Stage, o.attackGoal(sc), o.calls())
 					}
 					if !o.taskSuccess(sc) {
@@ -102,9 +101,9 @@ func TestTaskContracts(t *testing.T) {
 					o := run(t, sc, pair(t, task, Silent, Silent)...)
 					// A payload in a tool's description reaches the agent
 					// with its tools, before any call.
-					want := tracker.None
+					want := vocab.None
 					if sf := task.Surface(v); sf == tasks.SurfaceToolDescription || sf == tasks.SurfaceShadowing {
-						want = tracker.Exposed
+						want = vocab.Exposed
 					}
 					if n := o.toolCalls(); n != 0 || o.summary.Stage != want {
 						t.Errorf("tool calls %d, stage %s", n, o.summary.Stage)
@@ -114,7 +113,7 @@ func TestTaskContracts(t *testing.T) {
 					t.Run("paraphraser carries the action without the token", func(t *testing.T) {
 						sc := taskScenario(t, task, v, true)
 						o := run(t, sc, pair(t, task, Paraphraser, Compliant)...)
-						if !o.attackGoal(sc) || o.summary.Stage != tracker.Exposed {
+						if !o.attackGoal(sc) || o.summary.Stage != vocab.Exposed {
 							t.Errorf("goal %v, stage %s; calls %q", o.attackGoal(sc), o.summary.Stage, o.calls())
 						}
 					})

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 //go:embed run.html.tmpl
@@ -53,7 +53,7 @@ func pagePath(out, runID string) (string, error) {
 
 // WritePage writes a picked run's page into Dir of the report folder out,
 // from its transcript in the study folder dir and its events evs.
-func WritePage(out, dir string, p Picked, evs []tracker.Event) error {
+func WritePage(out, dir string, p Picked, evs []vocab.Event) error {
 	path, err := pagePath(out, p.Run.RunID)
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 )
 
 // TextOptions says how WriteText writes.
@@ -63,7 +63,7 @@ func WriteText(ctx context.Context, w io.Writer, dir, runID string, opts TextOpt
 	if err != nil {
 		return err
 	}
-	var evs []tracker.Event
+	var evs []vocab.Event
 	err = results.ReadEvents(ctx, filepath.Join(dir, results.EventsFile), func(l *results.EventLine) error {
 		if l.Event.RunID == runID {
 			evs = append(evs, l.Event)
@@ -191,7 +191,7 @@ var textLabels = map[string]string{
 	agent.KindListing: "MCP tool listing",
 }
 
-func (p *textPrinter) transcript(t *results.Transcript, evs []tracker.Event) {
+func (p *textPrinter) transcript(t *results.Transcript, evs []vocab.Event) {
 	models := map[string]string{}
 	for _, a := range t.Agents {
 		models[a.Position] = a.Model

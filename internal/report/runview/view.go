@@ -20,7 +20,7 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/results"
-	"github.com/killchain/killchain/internal/tracker"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 )
 
@@ -48,29 +48,29 @@ func flagText(b *bool) string {
 
 // signalRank orders event signals by how far they show the canary went.
 var signalRank = map[string]int{
-	tracker.SigSeen: 1, tracker.SigContamination: 1, tracker.SigAttempt: 2, tracker.SigClassifierError: 2,
-	tracker.SigBlockedWrite: 2, tracker.SigBlockedCall: 2,
-	tracker.SigNoticed: 3, "exposed": 4, "persisted": 5, "relayed": 6, "executed": 7,
+	vocab.SigSeen: 1, vocab.SigContamination: 1, vocab.SigAttempt: 2, vocab.SigClassifierError: 2,
+	vocab.SigBlockedWrite: 2, vocab.SigBlockedCall: 2,
+	vocab.SigNoticed: 3, "exposed": 4, "persisted": 5, "relayed": 6, "executed": 7,
 }
 
 // kindChannels lists, per transcript entry kind, the event channels that
 // describe it.
 var kindChannels = map[string][]string{
-	agent.KindToolResult: {string(tracker.ToolResult), string(tracker.MemoryRead)},
-	agent.KindToolCall: {string(tracker.ToolCall), string(tracker.Outbound), string(tracker.WriteCommitted),
-		string(tracker.WriteRequested), string(tracker.Delegation)},
-	agent.KindThinking:  {string(tracker.Thinking)},
-	agent.KindNarration: {string(tracker.Narration)},
-	agent.KindPrompt:    {string(tracker.Prompt), string(tracker.Delegation)},
-	agent.KindDefense:   {string(tracker.WriteRequested), string(tracker.ToolCall), string(tracker.ToolListing)},
-	agent.KindRefused:   {string(tracker.ToolCall)},
-	agent.KindTools:     {string(tracker.ToolDescription)},
-	agent.KindListing:   {string(tracker.ToolListing)},
+	agent.KindToolResult: {string(vocab.ToolResult), string(vocab.MemoryRead)},
+	agent.KindToolCall: {string(vocab.ToolCall), string(vocab.Outbound), string(vocab.WriteCommitted),
+		string(vocab.WriteRequested), string(vocab.Delegation)},
+	agent.KindThinking:  {string(vocab.Thinking)},
+	agent.KindNarration: {string(vocab.Narration)},
+	agent.KindPrompt:    {string(vocab.Prompt), string(vocab.Delegation)},
+	agent.KindDefense:   {string(vocab.WriteRequested), string(vocab.ToolCall), string(vocab.ToolListing)},
+	agent.KindRefused:   {string(vocab.ToolCall)},
+	agent.KindTools:     {string(vocab.ToolDescription)},
+	agent.KindListing:   {string(vocab.ToolListing)},
 }
 
 // entrySignals returns the signals of the events at an entry's position,
 // step and tool on a channel of its kind, furthest first.
-func entrySignals(e agent.Entry, evs []tracker.Event) []string {
+func entrySignals(e agent.Entry, evs []vocab.Event) []string {
 	chans := kindChannels[e.Kind]
 	var out []string
 	for _, ev := range evs {
@@ -136,7 +136,7 @@ type runView struct {
 	Agents   []results.AgentInfo
 	Preamble []cellView // system, prompt and condition entries before step 1
 	Steps    []stepView
-	Events   []tracker.Event
+	Events   []vocab.Event
 	Final    template.HTML
 	Verdict  []string
 	Missing  bool // no transcript
@@ -144,7 +144,7 @@ type runView struct {
 
 // buildRunView lays out a run's transcript by step, with the canary marked
 // by the furthest signal the events give each entry.
-func buildRunView(r results.Run, why string, t *results.Transcript, evs []tracker.Event) runView {
+func buildRunView(r results.Run, why string, t *results.Transcript, evs []vocab.Event) runView {
 	v := runView{Run: r, Why: why, Events: evs}
 	if t == nil {
 		v.Missing = true

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -380,7 +381,7 @@ func (c *Conversation) resolveTools() {
 }
 
 func (p *Provider) validate(body []byte, c *Conversation) string {
-	if len(p.opts.Models) > 0 && p.Kind == Ollama && !contains(p.opts.Models, c.Model) {
+	if len(p.opts.Models) > 0 && p.Kind == Ollama && !slices.Contains(p.opts.Models, c.Model) {
 		return fmt.Sprintf("model %q not found, try pulling it first", c.Model)
 	}
 	switch p.Kind {
@@ -411,15 +412,6 @@ func (p *Provider) encode(c *Conversation, t Turn) (reply, Usage) {
 		return p.encodeResponses(c, t)
 	}
 	return encodeChat(p.Kind, c, t)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // promptTokens counts what the request carried.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -137,7 +138,7 @@ func (p *Provider) validateAnthropic(body []byte) string {
 				if b.Type != "tool_result" {
 					continue
 				}
-				if !contains(pending, b.ToolUseID) {
+				if !slices.Contains(pending, b.ToolUseID) {
 					return fmt.Sprintf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
 				}
 				answered[b.ToolUseID] = true

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,7 +43,7 @@ type responsesRequest struct {
 }
 
 func (r *responsesRequest) encrypted() bool {
-	return contains(r.Include, "reasoning.encrypted_content")
+	return slices.Contains(r.Include, "reasoning.encrypted_content")
 }
 
 func decodeResponses(body []byte) (Conversation, error) {
