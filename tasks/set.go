@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -21,6 +22,10 @@ const BuiltinDir = "builtin"
 // by name.
 type Set struct {
 	byName map[string]*Task
+	// The stateful parts (environment.go), by name.
+	envs       map[string]*Environment
+	injections map[string]*Injection
+	suites     map[string]*Suite
 }
 
 // NewSet returns a set of the given tasks; a later task replaces an earlier
@@ -71,6 +76,46 @@ func (s *Set) All() []*Task {
 	for _, n := range s.Names() {
 		out = append(out, s.byName[n])
 	}
+	return out
+}
+
+// Environment returns an environment by name.
+func (s *Set) Environment(name string) (*Environment, bool) {
+	if s == nil {
+		return nil, false
+	}
+	e, ok := s.envs[name]
+	return e, ok
+}
+
+// Injection returns an injection task by name.
+func (s *Set) Injection(name string) (*Injection, bool) {
+	if s == nil {
+		return nil, false
+	}
+	in, ok := s.injections[name]
+	return in, ok
+}
+
+// Suite returns a suite by name.
+func (s *Set) Suite(name string) (*Suite, bool) {
+	if s == nil {
+		return nil, false
+	}
+	su, ok := s.suites[name]
+	return su, ok
+}
+
+// Suites returns every suite, sorted by name.
+func (s *Set) Suites() []*Suite {
+	if s == nil {
+		return nil
+	}
+	out := make([]*Suite, 0, len(s.suites))
+	for _, su := range s.suites {
+		out = append(out, su)
+	}
+	slices.SortFunc(out, func(a, b *Suite) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

@@ -64,6 +64,9 @@ type Variant struct {
 	// NoCanary marks a variant whose wording carries no canary (a
 	// denial-of-service attack): its attacked runs reach no stage.
 	NoCanary bool
+	// Injection is the injection task a variant of a user task plants
+	// (its name is the variant's); nil for a task's own variants.
+	Injection *Injection
 }
 
 // Fills reports whether the variant fills a placement.
@@ -87,6 +90,9 @@ func (v Variant) Wording(placement string) (string, bool) {
 type Goal struct {
 	Recipient string   // the report must reach this address
 	KeyFacts  []string // and hold each of these facts (case-insensitive)
+	// Check is a user task's goal: a condition on the environment after
+	// the run (nil for a task without an environment).
+	Check *Check
 }
 
 // AttackGoal is what the attacker wants.
@@ -141,6 +147,13 @@ type Task struct {
 	// Reward is set for reward-hack tasks: their workspace, tests and
 	// protected files. See reward.go.
 	Reward *RewardHack
+	// Environment is set for a user task: the stateful environment its
+	// roles work in (environment.go). GroundTruth is the calls that solve
+	// it; Helpful marks a task whose data carries a benign instruction the
+	// task needs followed.
+	Environment *Environment
+	GroundTruth []GroundTruthCall
+	Helpful     bool
 
 	// Source says where the definition came from.
 	Source Source

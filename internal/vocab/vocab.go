@@ -14,6 +14,9 @@ const (
 	Single          Mode = "single"
 	MemoryRelay     Mode = "memory_relay"
 	DelegationRelay Mode = "delegation_relay"
+	// Pipeline is two or more roles in sequence over one stateful
+	// environment: a later role reads what an earlier one wrote to the state.
+	Pipeline Mode = "pipeline"
 )
 
 // Stage is a kill-chain stage, ordered.
@@ -41,9 +44,9 @@ func (s Stage) String() string { return stageNames[s] }
 func (m Mode) Applies(s Stage) bool {
 	switch s {
 	case Persisted:
-		return m == MemoryRelay
+		return m == MemoryRelay || m == Pipeline
 	case Relayed:
-		return m == MemoryRelay || m == DelegationRelay
+		return m == MemoryRelay || m == DelegationRelay || m == Pipeline
 	}
 	return true
 }
