@@ -12,6 +12,7 @@ import (
 
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/pdfdoc"
+	"github.com/killchain/killchain/internal/world"
 	"github.com/killchain/killchain/sandbox"
 )
 
@@ -96,6 +97,11 @@ func (t *Task) Env(in BuildInput) (sandbox.Env, error) {
 	name := in.Variant.Name
 	if in.Variant.Attack != "" && in.Attacked {
 		return t.envOf(in, in.Variant)
+	}
+	if t.Environment != nil && !in.Attacked {
+		// A clean run of a task over an environment: every vector holds
+		// its default, whatever the variant.
+		return t.envOf(in, Variant{Name: "none"})
 	}
 	if !in.Attacked && len(t.Variants) > 0 {
 		if _, ok := t.Variant(name); !ok {
@@ -211,6 +217,11 @@ func (t *Task) build(in BuildInput) (sandbox.Env, error) {
 			env.Shell = env.Shell || offers(r, "run_shell")
 		}
 	}
+	if t.Environment != nil {
+		if err := t.buildWorld(&env, in, written); err != nil {
+			return env, err
+		}
+	}
 	return env, nil
 }
 
@@ -237,9 +248,9 @@ func (t *Task) wordings(in BuildInput, speech bool) func(string) string {
 			return ""
 		}
 		if speech {
-			return RenderSpoken(w, in.Canary, t.Attack.Address)
+			return RenderSpoken(w, in.Canary, t.attacker(in))
 		}
-		w = Render(w, in.Canary, t.Attack.Address)
+		w = Render(w, in.Canary, t.attacker(in))
 		for _, e := range in.Variant.Encodings {
 			w = e.Encode(w)
 		}
@@ -308,9 +319,10 @@ func paragraphs(text string) []string {
 // "file:<path>" for plain files, "db:<path>" for the records database
 // rendered one record after another as the search tool shows them,
 // "pdf:<path>" for a PDF as parse_pdf reports it (pages and metadata),
-// "memory:<key>" for seeded records, "speech:<path>" for speech scripts and
+// "memory:<key>" for seeded records, "speech:<path>" for speech scripts,
 // "tool:<name>" for a task tool's description, parameters, rug-pull
-// description and results.
+// description and results, and "state" for every string of an
+// environment's state.
 func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	out := map[string]string{}
 	for p, data := range env.Files {
@@ -341,6 +353,15 @@ func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	}
 	for _, s := range env.Speech {
 		out["speech:"+s.Path] = s.Text
+	}
+	if env.World != nil {
+		st, err := world.Decode(env.World.State)
+		if err != nil {
+			return nil, fmt.Errorf("decode state: %w", err)
+		}
+		var strs []string
+		walkStrings(st, func(s string) { strs = append(strs, s) })
+		out["state"] = strings.Join(strs, "\n")
 	}
 	for _, d := range env.Tools {
 		parts := []string{d.Description, schemaStrings(d.Parameters)}

@@ -22,6 +22,7 @@ var (
 // check reports what makes a decoded task unable to run, or not measure
 // what it claims to, each problem at the range it concerns.
 func (d *decoder) check(t *Task) {
+	d.checkStateless(t)
 	d.checkRoles(t)
 	d.checkTools(t)
 	d.checkMCP(t)
@@ -39,11 +40,33 @@ func (d *decoder) checkRoles(t *Task) {
 	if t.Mode == vocab.MemoryRelay || t.Mode == vocab.DelegationRelay {
 		want = 2
 	}
+	if t.Mode == vocab.Pipeline {
+		return // checkStateless reports it
+	}
 	if len(t.Roles) != want && slices.Contains(Modes, string(t.Mode)) {
 		d.l.Errorf(d.taskBlock.Label(), "Wrong number of roles",
 			"A %s task needs %s; task %q has %d role block(s).", t.Mode, roleWord(want), t.Name, len(t.Roles))
 		return
 	}
+	d.checkRoleTools(t)
+	wire := func(pos int, tool, why string) {
+		if !slices.Contains(t.Roles[pos].Tools, tool) {
+			d.l.Errorf(d.roles[pos].Rng("tools"), "Relay not wired", "In a %s task the %s role must be offered %s: %s.", t.Mode, []string{"first", "second"}[pos], tool, why)
+		}
+	}
+	switch t.Mode {
+	case vocab.MemoryRelay:
+		wire(0, tools.WriteMemory, "it hands on through memory")
+		wire(1, tools.ReadMemory, "it reads what the first wrote")
+	case vocab.DelegationRelay:
+		wire(0, tools.Delegate, "its message becomes the second role's prompt")
+	}
+}
+
+// checkRoleTools checks each role: the tools it is offered exist and are
+// within its level, no payload in its prompts, a hand-off only where one
+// is filled.
+func (d *decoder) checkRoleTools(t *Task) {
 	for i, r := range t.Roles {
 		bc := d.roles[i]
 		if len(r.Tools) == 0 && bc.OK("tools") {
@@ -58,7 +81,7 @@ func (d *decoder) checkRoles(t *Task) {
 			seen[name] = true
 			spec, ok := t.Spec(name)
 			if !ok {
-				d.l.Errorf(bc.Elem("tools", j), "Unknown tool", "%q is neither a built-in tool nor a tool block of task %q; %s.", name, t.Name, knownTools(t, name))
+				d.l.Errorf(bc.Elem("tools", j), "Unknown tool", "%q is neither a built-in tool nor a tool of task %q%s; %s.", name, t.Name, envOf(t), knownTools(t, name))
 				continue
 			}
 			if r.Level > 0 && spec.Level > r.Level {
@@ -79,18 +102,15 @@ func (d *decoder) checkRoles(t *Task) {
 			d.l.Errorf(bc.Rng("prompt"), "Hand-off outside a delegation reader", "%s is filled only in the second role of a delegation_relay task.", HandoffPlaceholder)
 		}
 	}
-	wire := func(pos int, tool, why string) {
-		if !slices.Contains(t.Roles[pos].Tools, tool) {
-			d.l.Errorf(d.roles[pos].Rng("tools"), "Relay not wired", "In a %s task the %s role must be offered %s: %s.", t.Mode, []string{"first", "second"}[pos], tool, why)
-		}
+}
+
+// envOf names a task's environment for messages: " or of its
+// environment "bank"".
+func envOf(t *Task) string {
+	if t.Environment == nil {
+		return ""
 	}
-	switch t.Mode {
-	case vocab.MemoryRelay:
-		wire(0, tools.WriteMemory, "it hands on through memory")
-		wire(1, tools.ReadMemory, "it reads what the first wrote")
-	case vocab.DelegationRelay:
-		wire(0, tools.Delegate, "its message becomes the second role's prompt")
-	}
+	return fmt.Sprintf(" or of its environment %q", t.Environment.Name)
 }
 
 func roleWord(n int) string {
@@ -105,6 +125,11 @@ func knownTools(t *Task, name string) string {
 	names := append([]string(nil), tools.Names()...)
 	for _, tl := range t.Tools {
 		names = append(names, tl.Name)
+	}
+	if t.Environment != nil {
+		for _, tl := range t.Environment.Tools {
+			names = append(names, tl.Name)
+		}
 	}
 	slices.Sort(names)
 	hint := ""

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -16,11 +15,15 @@ import (
 	"github.com/killchain/killchain/internal/hcldiag"
 )
 
-// FileSchema is the top level of a task file: task blocks, and attack
-// blocks (attack families of the researcher's own), which ParseFile leaves
-// to the study that loads the file.
+// FileSchema is the top level of a task file: task, environment,
+// injection and suite blocks, and attack blocks (attack families of the
+// researcher's own), which ParseDefs leaves to the study that loads the
+// file.
 var FileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "task", LabelNames: []string{"name"}},
+	{Type: "environment", LabelNames: []string{"name"}},
+	{Type: "injection", LabelNames: []string{"name"}},
+	{Type: "suite", LabelNames: []string{"name"}},
 	{Type: "attack", LabelNames: []string{"name"}},
 }}
 
@@ -36,6 +39,8 @@ type rawTask struct {
 	AttackGoalOnly   *bool             `hcl:"attack_goal_only,optional"`
 	Override         *bool             `hcl:"override,optional"`
 	ToolsFrom        *string           `hcl:"tools_from,optional"`
+	Environment      *string           `hcl:"environment,optional"`
+	Helpful          *bool             `hcl:"helpful,optional"`
 	Body             hcl.Body          `hcl:",remain"`
 }
 
@@ -56,8 +61,9 @@ type rawVariant struct {
 }
 
 type rawGoal struct {
-	Recipient *string  `hcl:"recipient,optional"`
-	KeyFacts  []string `hcl:"key_facts,optional"`
+	Recipient *string        `hcl:"recipient,optional"`
+	KeyFacts  []string       `hcl:"key_facts,optional"`
+	Check     hcl.Expression `hcl:"check,optional"`
 }
 
 type rawAttack struct {
@@ -138,7 +144,7 @@ type rawHeldOut struct {
 // Nested block types, each with its labels.
 var (
 	taskBlocks = map[string]int{"role": 1, "variant": 1, "goal": 0, "attack": 0, "page": 1, "note": 1, "record": 1,
-		"document": 1, "clip": 1, "tool": 1, "workspace": 0, "server": 1}
+		"document": 1, "clip": 1, "tool": 1, "workspace": 0, "server": 1, "ground_truth": 0}
 	toolBlocks      = map[string]int{"result": 0}
 	workspaceBlocks = map[string]int{"file": 1, "protect": 1, "held_out": 0}
 	heldOutBlocks   = map[string]int{"file": 1}
@@ -152,50 +158,121 @@ type Origin struct {
 	File string // the file name diagnostics carry
 }
 
-// ParseFile decodes a task file's task blocks (its attack blocks are the
-// loading study's to decode). It returns the tasks it could decode and
-// every problem, each with its source range.
+// ParseFile decodes a task file alone, linked with the built-ins (a task
+// may name a built-in environment), and returns its tasks and every
+// problem, each with its source range. Its attack blocks are the loading
+// study's to decode.
 func ParseFile(o Origin, src []byte) ([]*Task, hcl.Diagnostics) {
-	file, diags := hclsyntax.ParseConfig(src, o.File, hcl.Pos{Line: 1, Column: 1})
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	content, cdiags := file.Body.Content(FileSchema)
-	l := &hcldiag.List{Diags: append(diags, cdiags...)}
-	var out []*Task
-	for _, b := range content.Blocks {
-		if b.Type != "task" {
-			continue
-		}
-		if t := DecodeBlock(l, o, src, b); t != nil {
-			out = append(out, t)
-		}
-	}
+	defs, diags := ParseDefs(o, src)
+	l := &hcldiag.List{Diags: diags}
+	_, own := Link(l, Builtin(), defs)
 	hcldiag.Sort(l.Diags)
-	return out, l.Diags
+	return own, unique(l.Diags)
 }
 
-// DecodeBlock decodes and checks one task block from src (the bytes of the
-// file holding it). Problems go to l; the task is nil when the block has
-// errors.
-func DecodeBlock(l *hcldiag.List, o Origin, src []byte, b *hcl.Block) *Task {
+// ParseDefs decodes a task file's task, environment, injection and suite
+// blocks, each checked as far as it can be alone; Link resolves the names
+// they give one another and finishes the checks.
+func ParseDefs(o Origin, src []byte) (*Defs, hcl.Diagnostics) {
+	file, diags := hclsyntax.ParseConfig(src, o.File, hcl.Pos{Line: 1, Column: 1})
+	if diags.HasErrors() {
+		return &Defs{}, diags
+	}
+	l := &hcldiag.List{Diags: diags}
+	content := hcldiag.Content(l, file.Body, FileSchema, "A task file")
+	CheckPlaceholders(l, o.File, src, file.Body)
+	defs := DecodeBlocks(l, o, src, content.Blocks)
+	hcldiag.Sort(l.Diags)
+	l.Diags = unique(l.Diags)
+	return defs, l.Diags
+}
+
+// DecodeBlocks decodes the task, environment, injection and suite blocks
+// among blocks, from src (the bytes of the file holding them: a task file,
+// or a study file's own blocks); other blocks are left alone. Problems go
+// to l; a block with errors is left out.
+func DecodeBlocks(l *hcldiag.List, o Origin, src []byte, blocks []*hcl.Block) *Defs {
+	defs := &Defs{}
+	for _, b := range blocks {
+		switch b.Type {
+		case "task":
+			decodeTask(l, o, src, b, defs)
+		case "environment":
+			if e := newDecoder(l, o, src).environment(b); e != nil {
+				defs.envs = append(defs.envs, e)
+			}
+		case "injection":
+			if p := newDecoder(l, o, src).injection(b); p != nil {
+				defs.injs = append(defs.injs, p)
+			}
+		case "suite":
+			if p := newDecoder(l, o, src).suite(b); p != nil {
+				defs.suites = append(defs.suites, p)
+			}
+		}
+	}
+	return defs
+}
+
+// decodeTask decodes and checks one task block. A task that names an
+// environment is checked when Link has found it.
+func decodeTask(l *hcldiag.List, o Origin, src []byte, b *hcl.Block, defs *Defs) {
 	before := errorCount(l.Diags)
-	d := &decoder{l: l, o: o, ctx: evalContext(o)}
+	d := newDecoder(l, o, src)
 	t := d.task(b)
 	// What could not be decoded would only raise errors that follow from
 	// it: the task is checked once it decodes.
-	if t != nil && errorCount(l.Diags) == before {
-		if r := blockRange(b); r.End.Byte <= len(src) && r.Start.Byte < r.End.Byte {
-			t.Source.Text = append([]byte(nil), src[r.Start.Byte:r.End.Byte]...)
+	if t == nil || errorCount(l.Diags) > before {
+		return
+	}
+	t.Source = Source{File: o.File, Text: blockText(src, b), Range: *hcldiag.LabelRange(b)}
+	if d.envName != "" {
+		if defs.users == nil {
+			defs.users = map[*Task]*decoder{}
 		}
-		t.Source.File = o.File
-		t.Source.Range = *hcldiag.LabelRange(b)
-		d.check(t)
+		defs.users[t] = d
+		defs.tasks = append(defs.tasks, t)
+		return
 	}
-	if errorCount(l.Diags) > before {
-		return nil
+	d.check(t)
+	if errorCount(l.Diags) == before {
+		defs.tasks = append(defs.tasks, t)
 	}
-	return t
+}
+
+// newDecoder returns a decoder of one block of a file.
+func newDecoder(l *hcldiag.List, o Origin, src []byte) *decoder {
+	d := &decoder{l: l, o: o, src: src, items: map[string]*hcl.Range{}}
+	d.ctx = evalContext(o, func(r read) {
+		d.reads = append(d.reads, r)
+		checkFileBraces(l, o.File, r.name, r.data)
+	})
+	return d
+}
+
+// blockText is a block as written, header to closing brace.
+func blockText(src []byte, b *hcl.Block) []byte {
+	if r := blockRange(b); r.End.Byte <= len(src) && r.Start.Byte < r.End.Byte {
+		return append([]byte(nil), src[r.Start.Byte:r.End.Byte]...)
+	}
+	return nil
+}
+
+// unique drops a diagnostic that repeats the one before it (a file two
+// expressions read is checked twice).
+func unique(diags hcl.Diagnostics) hcl.Diagnostics {
+	out := diags[:0:0]
+	for i, d := range diags {
+		if i > 0 {
+			p := diags[i-1]
+			if p.Summary == d.Summary && p.Detail == d.Detail && p.Severity == d.Severity &&
+				(p.Subject == nil) == (d.Subject == nil) && (p.Subject == nil || *p.Subject == *d.Subject) {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // blockRange is the whole range of a block, header to closing brace.
@@ -216,11 +293,13 @@ func errorCount(diags hcl.Diagnostics) int {
 	return n
 }
 
-// decoder carries the state of decoding one task block.
+// decoder carries the state of decoding one block.
 type decoder struct {
-	l   *hcldiag.List
-	o   Origin
-	ctx *hcl.EvalContext
+	l     *hcldiag.List
+	o     Origin
+	src   []byte // the bytes of the file holding the block
+	ctx   *hcl.EvalContext
+	reads []read // the files its expressions read, in order
 	// ranges of what later checks point at
 	taskBlock *hcldiag.Block
 	roles     []*hcldiag.Block
@@ -231,11 +310,16 @@ type decoder struct {
 	servers   []*hcldiag.Block
 	ws        *hcldiag.Block
 	items     map[string]*hcl.Range // "page <url>", "tool <name>" … → label range
+	// A task over an environment: the environment it names, and its
+	// ground truth's calls, checked once Link has found it.
+	envName string
+	gt      []gtCall
 }
 
-// evalContext offers file(PATH), read from the task's folder, and
-// jsonencode(VALUE) to task files.
-func evalContext(o Origin) *hcl.EvalContext {
+// evalContext offers file(PATH), read from the task's folder,
+// jsonencode(VALUE), jsondecode(TEXT), yamldecode(TEXT) and trimspace(TEXT)
+// to task files; onRead (if any) sees every file read.
+func evalContext(o Origin, onRead func(read)) *hcl.EvalContext {
 	file := function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.String),
@@ -244,11 +328,15 @@ func evalContext(o Origin) *hcl.EvalContext {
 			if err != nil {
 				return cty.NilVal, err
 			}
+			if onRead != nil {
+				onRead(read{name: args[0].AsString(), data: data})
+			}
 			return cty.StringVal(string(data)), nil
 		},
 	})
 	return &hcl.EvalContext{Functions: map[string]function.Function{
 		"file": file, "jsonencode": stdlib.JSONEncodeFunc, "trimspace": stdlib.TrimSpaceFunc,
+		"jsondecode": stdlib.JSONDecodeFunc, "yamldecode": yamlDecodeFunc,
 	}}
 }
 
@@ -295,8 +383,7 @@ func (d *decoder) nested(body hcl.Body, allowed map[string]int, where string) []
 			for k := range allowed {
 				names = append(names, k)
 			}
-			slices.Sort(names)
-			d.l.Errorf(&hb.TypeRange, "Unsupported block type", "%s holds no %q block; it may hold %s.", where, b.Type, strings.Join(names, ", "))
+			d.l.Errorf(&hb.TypeRange, hcldiag.UnknownBlock, "%s holds no %q block%s.", where, b.Type, hcldiag.Suggest(b.Type, names, "blocks"))
 		case len(b.Labels) != n:
 			d.l.Errorf(&hb.DefRange, "Wrong number of labels", "A %s block takes %d label(s); this one has %d.", b.Type, n, len(b.Labels))
 		default:

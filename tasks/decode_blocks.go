@@ -18,7 +18,7 @@ import (
 )
 
 // Modes lists the modes a task may name.
-var Modes = []string{string(vocab.Single), string(vocab.MemoryRelay), string(vocab.DelegationRelay)}
+var Modes = []string{string(vocab.Single), string(vocab.MemoryRelay), string(vocab.DelegationRelay), string(vocab.Pipeline)}
 
 // Families lists the families a task may name.
 var Families = []string{"injection", "reward_hack"}
@@ -28,6 +28,10 @@ func (d *decoder) task(b *hcl.Block) *Task {
 	var raw rawTask
 	bc := hcldiag.Decode(d.l, b, d.ctx, &raw)
 	d.taskBlock, d.items = bc, map[string]*hcl.Range{}
+	d.envName = trimmed(deref(raw.Environment, ""))
+	if bc.OK("environment") && d.envName == "" {
+		d.l.Errorf(bc.Rng("environment"), "Empty environment", "environment names the environment block the task works in; leave it out for a task without one.")
+	}
 	if !hcldiag.ValidName(bc.Name) {
 		d.l.Errorf(bc.Label(), "Invalid task name",
 			"The task name %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'.", bc.Name)
@@ -41,6 +45,7 @@ func (d *decoder) task(b *hcl.Block) *Task {
 		AttackGoalOnly:   deref(raw.AttackGoalOnly, false),
 		Override:         deref(raw.Override, false),
 		ToolsFrom:        deref(raw.ToolsFrom, ""),
+		Helpful:          deref(raw.Helpful, false),
 	}
 	if bc.OK("mode") && !slices.Contains(Modes, string(t.Mode)) {
 		d.l.Errorf(bc.Rng("mode"), "Unknown mode", "%q is not a mode; use one of %s.", t.Mode, hcldiag.QuoteList(Modes))
@@ -109,6 +114,20 @@ func (d *decoder) task(b *hcl.Block) *Task {
 		var r rawGoal
 		d.goal = hcldiag.Decode(d.l, g, d.ctx, &r)
 		t.Goal = Goal{Recipient: trimmed(deref(r.Recipient, "")), KeyFacts: trimAll(r.KeyFacts)}
+		if d.goal.OK("check") {
+			c := d.checkSource(d.goal, "check")
+			t.Goal.Check = &c
+		}
+	}
+	if gt := d.only(blocks, "ground_truth"); gt != nil {
+		d.gt = d.groundTruth(gt, true)
+		for _, c := range d.gt {
+			t.GroundTruth = append(t.GroundTruth, c.call)
+		}
+	}
+	if d.envName != "" {
+		d.userShape(t, blocks)
+		return t
 	}
 	if a := d.only(blocks, "attack"); a != nil {
 		var r rawAttack

@@ -15,8 +15,10 @@ import (
 
 // Encode writes tasks as one self-contained task file: every text inline
 // (files a task read with file() or from a folder included), every value
-// its decoding derived written out. Decoding the result gives the same
-// tasks; it is the form a study folder keeps and Hash is taken of.
+// its decoding derived written out, and for a task over an environment
+// the environment, its injections and the suites that hold the task.
+// Decoding the result gives the same tasks; it is the form a study folder
+// keeps and Hash is taken of.
 func Encode(ts ...*Task) []byte {
 	f := hclwrite.NewEmptyFile()
 	for i, t := range ts {
@@ -25,6 +27,7 @@ func Encode(ts ...*Task) []byte {
 		}
 		encodeTask(f.Body().AppendNewBlock("task", []string{t.Name}).Body(), t)
 	}
+	encodeStateful(f.Body(), ts)
 	return hclwrite.Format(f.Bytes())
 }
 
@@ -44,6 +47,12 @@ func encodeTask(b *hclwrite.Body, t *Task) {
 		str(b, "family", "reward_hack")
 	}
 	str(b, "mode", string(t.Mode))
+	if t.Environment != nil {
+		str(b, "environment", t.Environment.Name)
+	}
+	if t.Helpful {
+		b.SetAttributeValue("helpful", cty.True)
+	}
 	if t.Override {
 		b.SetAttributeValue("override", cty.True)
 	}
@@ -119,6 +128,15 @@ func encodeTask(b *hclwrite.Body, t *Task) {
 			strMap(rb, "when", r.When)
 			str(rb, "text", r.Text)
 		}
+	}
+	if t.Environment != nil {
+		b.AppendNewline()
+		gb := b.AppendNewBlock("goal", nil).Body()
+		if t.Goal.Check != nil {
+			str(gb, "check", t.Goal.Check.Source)
+		}
+		encodeGroundTruth(b, t.GroundTruth)
+		return
 	}
 	if t.Reward == nil {
 		for _, v := range t.Variants {

@@ -31,11 +31,14 @@ const (
 	SurfaceAudio           = "audio"
 	SurfaceToolDescription = "tool_description"
 	SurfaceWorkspace       = "workspace"
+	// SurfaceState is an environment's state: a vector in one of its
+	// strings, read by whichever of its tools shows that string.
+	SurfaceState = "state"
 )
 
 // Surfaces lists every surface in order.
 var Surfaces = []string{SurfaceWebPage, SurfaceMemory, SurfaceToolResult, SurfacePDFVisible, SurfacePDFWhite,
-	SurfacePDFMetadata, SurfaceAudio, SurfaceToolDescription, SurfaceRugPull, SurfaceShadowing, SurfaceMCPResult, SurfaceWorkspace}
+	SurfacePDFMetadata, SurfaceAudio, SurfaceToolDescription, SurfaceRugPull, SurfaceShadowing, SurfaceMCPResult, SurfaceWorkspace, SurfaceState}
 
 // Placement is one place a payload can go: a placeholder in one text of
 // the environment.

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/killchain/killchain/internal/hcldiag"
 )
 
 //go:embed builtin
@@ -39,9 +41,10 @@ func NewSet(ts ...*Task) *Set {
 }
 
 // With returns a copy of the set with ts added, each replacing a task of its
-// name.
+// name; its environments, injections and suites are the set's.
 func (s *Set) With(ts ...*Task) *Set {
 	out := NewSet(s.All()...)
+	out.envs, out.injections, out.suites = s.envs, s.injections, s.suites
 	for _, t := range ts {
 		out.byName[t.Name] = t
 	}
@@ -106,6 +109,30 @@ func (s *Set) Suite(name string) (*Suite, bool) {
 	return su, ok
 }
 
+// Environments returns every environment, sorted by name.
+func (s *Set) Environments() []*Environment {
+	if s == nil {
+		return nil
+	}
+	out := make([]*Environment, 0, len(s.envs))
+	for _, n := range sortedNames(s.envs) {
+		out = append(out, s.envs[n])
+	}
+	return out
+}
+
+// Injections returns every injection, sorted by name.
+func (s *Set) Injections() []*Injection {
+	if s == nil {
+		return nil
+	}
+	out := make([]*Injection, 0, len(s.injections))
+	for _, n := range sortedNames(s.injections) {
+		out = append(out, s.injections[n])
+	}
+	return out
+}
+
 // Suites returns every suite, sorted by name.
 func (s *Set) Suites() []*Suite {
 	if s == nil {
@@ -154,11 +181,22 @@ func (s *Set) Fixtures(_ context.Context, name string) (map[string][]byte, error
 }
 
 var builtin = sync.OnceValues(func() (*Set, hcl.Diagnostics) {
-	ts, diags := LoadFS(builtinFS, BuiltinDir)
-	for _, t := range ts {
+	defs, diags := LoadDefsFS(builtinFS, BuiltinDir)
+	l := &hcldiag.List{Diags: diags}
+	set, _ := Link(l, nil, defs...)
+	for _, t := range set.byName {
 		t.Source.Builtin = true
 	}
-	return NewSet(ts...), diags
+	for _, e := range set.envs {
+		e.Source.Builtin = true
+	}
+	for _, in := range set.injections {
+		in.Source.Builtin = true
+	}
+	for _, su := range set.suites {
+		su.Source.Builtin = true
+	}
+	return set, l.Diags
 })
 
 // Builtin returns the built-in tasks, decoded once from the task files
@@ -173,9 +211,20 @@ func Builtin() *Set {
 	return s
 }
 
-// LoadFS decodes every *.hcl file directly in dir of fsys; each file's
-// relative paths resolve inside dir.
+// LoadFS decodes every *.hcl file directly in dir of fsys, linked with one
+// another alone, and returns their tasks.
 func LoadFS(fsys fs.FS, dir string) ([]*Task, hcl.Diagnostics) {
+	defs, diags := LoadDefsFS(fsys, dir)
+	l := &hcldiag.List{Diags: diags}
+	_, own := Link(l, nil, defs...)
+	hcldiag.Sort(l.Diags)
+	slices.SortFunc(own, func(a, b *Task) int { return strings.Compare(a.Name, b.Name) })
+	return own, unique(l.Diags)
+}
+
+// LoadDefsFS decodes every *.hcl file directly in dir of fsys; each file's
+// relative paths resolve inside dir, and each task keeps its file's text.
+func LoadDefsFS(fsys fs.FS, dir string) ([]*Defs, hcl.Diagnostics) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task folder", Detail: err.Error()}}
@@ -185,7 +234,7 @@ func LoadFS(fsys fs.FS, dir string) ([]*Task, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task folder", Detail: err.Error()}}
 	}
 	var (
-		out   []*Task
+		out   []*Defs
 		diags hcl.Diagnostics
 	)
 	for _, e := range entries {
@@ -198,14 +247,20 @@ func LoadFS(fsys fs.FS, dir string) ([]*Task, hcl.Diagnostics) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: err.Error()})
 			continue
 		}
-		ts, ds := ParseFile(Origin{FS: sub, File: name}, src)
+		defs, ds := ParseDefs(Origin{FS: sub, File: name}, src)
 		diags = append(diags, ds...)
-		for _, t := range ts {
-			t.Source.Text = src
-		}
-		out = append(out, ts...)
+		defs.fileText(src)
+		out = append(out, defs)
 	}
 	return out, diags
+}
+
+// fileText makes a file's whole text the source text of every task
+// decoded from it (a built-in's: `tasks show` prints the file).
+func (df *Defs) fileText(src []byte) {
+	for _, t := range df.tasks {
+		t.Source.Text = src
+	}
 }
 
 func isTaskFile(name string) bool {

@@ -108,6 +108,9 @@ type BuildInput struct {
 	Variant    Variant // by name; a clean run may leave it empty or "none"
 	Attacked   bool    // false under a clean condition: no payload is planted
 	Canary     string  // "" when not attacked
+	// Attacker is the suite's attacker: {{ATTACKER}} in the payload of a
+	// run over an environment whose injection names none.
+	Attacker string
 }
 
 // Task is one scenario, decoded from a task block (see Decode).
@@ -154,6 +157,9 @@ type Task struct {
 	Environment *Environment
 	GroundTruth []GroundTruthCall
 	Helpful     bool
+	// suites are the suites that hold a user task: its resolved form
+	// keeps them (see Link).
+	suites []*Suite
 
 	// Source says where the definition came from.
 	Source Source
@@ -284,6 +290,9 @@ func (t *Task) Offered(tool string) bool {
 func (t *Task) Spec(name string) (tools.Spec, bool) {
 	if tl, ok := t.Tool(name); ok {
 		return tl.Spec(), true
+	}
+	if t.Environment != nil {
+		return t.Environment.spec(name)
 	}
 	return tools.Lookup(name)
 }

@@ -6,6 +6,7 @@ package hcldiag
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -46,8 +47,15 @@ type Block struct {
 
 // Decode decodes a block body into raw with gohcl (ctx may be nil) and
 // returns the block with its attributes located. Diagnostics go to l.
+// Input is strict: an attribute raw does not declare is an error at its
+// name with the closest one it does (a remain body included), and so is a
+// nested block, unless raw has a remain body: its decoder reads the
+// nested blocks itself.
 func Decode(l *List, b *hcl.Block, ctx *hcl.EvalContext, raw any) *Block {
-	diags := gohcl.DecodeBody(b.Body, ctx, raw)
+	strict := &List{}
+	checkRaw(strict, b.Body, reflect.TypeOf(raw), Where(b))
+	diags := dropReported(gohcl.DecodeBody(b.Body, ctx, raw), strict.Diags)
+	l.Add(strict.Diags)
 	l.Add(diags)
 	return Locate(b, diags)
 }

@@ -5,11 +5,11 @@ import (
 	"os"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/hcldiag"
+	"github.com/killchain/killchain/tasks"
 )
 
 // rootSchema is the top level of a study file.
@@ -22,6 +22,9 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "grid", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "task", LabelNames: []string{"name"}},
+		{Type: "environment", LabelNames: []string{"name"}},
+		{Type: "injection", LabelNames: []string{"name"}},
+		{Type: "suite", LabelNames: []string{"name"}},
 		{Type: "attack", LabelNames: []string{"name"}},
 		{Type: "attacker", LabelNames: []string{"name"}},
 	},
@@ -144,8 +147,10 @@ type decoder struct {
 }
 
 func (d *decoder) decode() {
-	content, diags := d.file.Body.Content(rootSchema)
-	d.diags = append(d.diags, diags...)
+	l := &hcldiag.List{}
+	content := hcldiag.Content(l, d.file.Body, rootSchema, "A study file")
+	tasks.CheckPlaceholders(l, d.study.File, d.study.Source, d.file.Body)
+	d.diags = append(d.diags, l.Diags...)
 
 	var studies, models, conditions, defenses, grids, thresholds, taskBlocks, attackBlocks, attackerBlocks []*hcl.Block
 	for _, b := range content.Blocks {
@@ -162,7 +167,7 @@ func (d *decoder) decode() {
 			grids = append(grids, b)
 		case "threshold":
 			thresholds = append(thresholds, b)
-		case "task":
+		case "task", "environment", "injection", "suite":
 			taskBlocks = append(taskBlocks, b)
 		case "attack":
 			attackBlocks = append(attackBlocks, b)
@@ -213,11 +218,13 @@ func (d *decoder) warnf(rng *hcl.Range, summary, format string, args ...any) {
 	})
 }
 
-// block decodes a block body into raw with gohcl and returns its context.
+// block decodes a block body into raw with gohcl (strictly: an unknown
+// attribute or block is an error with the closest known name) and returns
+// its context.
 func (d *decoder) block(b *hcl.Block, raw any) *hcldiag.Block {
-	diags := gohcl.DecodeBody(b.Body, nil, raw)
-	d.diags = append(d.diags, diags...)
-	bc := hcldiag.Locate(b, diags)
+	l := &hcldiag.List{}
+	bc := hcldiag.Decode(l, b, nil, raw)
+	d.diags = append(d.diags, l.Diags...)
 	d.checkLabel(b)
 	return bc
 }

@@ -191,7 +191,7 @@ model "p" {
 		{
 			name: "unknown attribute and block",
 			src:  "study \"t\" {\n  colour = 1\n}\nrecipe \"x\" {}\n",
-			want: []string{"2:3 error Unsupported argument", "4:1 error Unsupported block type"},
+			want: []string{"2:3 error Unknown attribute", "4:1 error Unknown block type"},
 		},
 		{
 			name: "built-in condition and defense redeclared",

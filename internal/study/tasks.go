@@ -35,20 +35,14 @@ import (
 func (d *decoder) decodeTasks(blocks []*hcl.Block) []fileAttackBlock {
 	l := &hcldiag.List{}
 	dir := filepath.Dir(d.study.File)
-	if own, fileAttacks, ok := folderTasks(l, dir); ok {
+	if defs, fileAttacks, ok := folderTasks(l, dir); ok {
+		d.study.Tasks, d.study.Own = tasks.Link(l, tasks.Builtin(), defs...)
 		d.diags = append(d.diags, l.Diags...)
-		d.study.Own = checkNames(&d.diags, own)
-		d.study.Tasks = tasks.Builtin().With(d.study.Own...)
 		return fileAttacks
 	}
 	var fileAttacks []fileAttackBlock
-	var own []*tasks.Task
 	inline := tasks.Origin{FS: os.DirFS(dir), File: d.study.File}
-	for _, b := range blocks {
-		if t := tasks.DecodeBlock(l, inline, d.study.Source, b); t != nil {
-			own = append(own, t)
-		}
-	}
+	all := []*tasks.Defs{tasks.DecodeBlocks(l, inline, d.study.Source, blocks)}
 	var read []string
 	for i, pattern := range d.study.TaskFiles {
 		rng := d.taskFiles.Elem("task_files", i)
@@ -75,52 +69,23 @@ func (d *decoder) decodeTasks(blocks []*hcl.Block) []fileAttackBlock {
 				l.Errorf(rng, "Cannot read task file", "read %s: %v.", m, err)
 				continue
 			}
-			ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(m)), File: m}, src)
+			defs, diags := tasks.ParseDefs(tasks.Origin{FS: os.DirFS(filepath.Dir(m)), File: m}, src)
 			l.Add(diags)
-			own = append(own, ts...)
-			blocks, _ := attackBlocks(m, src) // ParseFile reported its syntax errors
+			all = append(all, defs)
+			blocks, _ := attackBlocks(m, src) // ParseDefs reported its syntax errors
 			fileAttacks = append(fileAttacks, blocks...)
 		}
 	}
+	d.study.Tasks, d.study.Own = tasks.Link(l, tasks.Builtin(), all...)
 	d.diags = append(d.diags, l.Diags...)
-	d.study.Own = checkNames(&d.diags, own)
-	d.study.Tasks = tasks.Builtin().With(d.study.Own...)
 	return fileAttacks
 }
 
-// checkNames keeps the first definition of each name and reports the
-// others, and a built-in replaced without override = true by a definition
-// that differs from it.
-func checkNames(diags *hcl.Diagnostics, own []*tasks.Task) []*tasks.Task {
-	builtin := tasks.Builtin()
-	l := &hcldiag.List{}
-	defer func() { *diags = append(*diags, l.Diags...) }()
-	first := map[string]*tasks.Task{}
-	var kept []*tasks.Task
-	for _, t := range own {
-		rng := t.Source.Range
-		if prev, dup := first[t.Name]; dup {
-			l.Errorf(&rng, "Duplicate task", "A task named %q was already declared at %s.", t.Name, hcldiag.RangeString(prev.Source.Range))
-			continue
-		}
-		first[t.Name] = t
-		kept = append(kept, t)
-		b, isBuiltin := builtin.Get(t.Name)
-		switch {
-		case isBuiltin && !t.Override && b.Hash() != t.Hash():
-			l.Errorf(&rng, "Built-in task shadowed",
-				"%q is a built-in task and this definition differs from it; give the task another name, or set override = true to run this definition instead.", t.Name)
-		case !isBuiltin && t.Override:
-			l.Warnf(&rng, "Nothing to override", "override = true replaces a built-in task, and there is no built-in task %q.", t.Name)
-		}
-	}
-	return kept
-}
-
-// folderTasks decodes the study's own task definitions kept in a study
-// folder, and returns the attack blocks of its task files the folder
-// keeps; ok is false when dir is not a study folder that keeps them.
-func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Task, []fileAttackBlock, bool) {
+// folderTasks decodes the study's own definitions kept in a study folder
+// (tasks, with the environments, injections and suites they depend on),
+// and returns the attack blocks of its task files the folder keeps; ok is
+// false when dir is not a study folder that keeps them.
+func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Defs, []fileAttackBlock, bool) {
 	m, err := results.ReadManifest(dir)
 	if err != nil || len(m.Tasks) == 0 {
 		return nil, nil, false
@@ -137,7 +102,7 @@ func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Task, []fileAttackBlock,
 		l.Add(diags)
 		fileAttacks = append(fileAttacks, blocks...)
 	}
-	var own []*tasks.Task
+	var all []*tasks.Defs
 	for _, info := range m.Tasks {
 		if info.Builtin {
 			continue
@@ -148,11 +113,11 @@ func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Task, []fileAttackBlock,
 			l.Errorf(nil, "Missing task definition", "The study folder %s ran task %s from %s, which cannot be read: %v.", dir, info.Name, info.File, err)
 			continue
 		}
-		ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(p)), File: p}, src)
+		defs, diags := tasks.ParseDefs(tasks.Origin{FS: os.DirFS(filepath.Dir(p)), File: p}, src)
 		l.Add(diags)
-		own = append(own, ts...)
+		all = append(all, defs)
 	}
-	return own, fileAttacks, true
+	return all, fileAttacks, true
 }
 
 // isTaskFile reports whether a file holds task or attack blocks and no
@@ -164,7 +129,8 @@ func isTaskFile(path string) bool {
 	}
 	file, diags := hclsyntax.ParseConfig(src, path, hcl.Pos{Line: 1, Column: 1})
 	if diags.HasErrors() {
-		return strings.Contains(string(src), "task \"") && !strings.Contains(string(src), "study \"")
+		return !strings.Contains(string(src), "study \"") && (strings.Contains(string(src), "task \"") ||
+			strings.Contains(string(src), "environment \"") || strings.Contains(string(src), "injection \""))
 	}
 	body, ok := file.Body.(*hclsyntax.Body)
 	if !ok {
@@ -175,7 +141,7 @@ func isTaskFile(path string) bool {
 		switch b.Type {
 		case "study":
 			return false
-		case "task", "attack":
+		case "task", "attack", "environment", "injection", "suite":
 			tasksSeen = true
 		}
 	}
@@ -196,7 +162,6 @@ func loadTaskFile(path string) ([]*tasks.Task, []attacks.Family, hcl.Diagnostics
 		return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: fmt.Sprintf("read %s: %v", path, err)}}
 	}
 	ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
-	ts = checkNames(&diags, ts)
 	// Its attack blocks, checked as a study that loads the file would.
 	d := &decoder{study: &Study{File: path}}
 	if blocks, _ := attackBlocks(path, src); len(blocks) > 0 {

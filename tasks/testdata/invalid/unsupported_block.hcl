@@ -1,4 +1,4 @@
-# want: Unsupported block type
+# want: Unknown block type
 # The smallest useful task: one page, one variant, one report.
 task "minimal" {
   description = "The agent reads one page and reports it."
