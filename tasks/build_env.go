@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/killchain/killchain/internal/world"
@@ -85,4 +86,11 @@ func (t *Task) attacker(in BuildInput) string {
 		return inj.Attacker
 	}
 	return in.Attacker
+}
+
+// StateWith is the environment's state with each vector's placeholder
+// replaced by what wording returns for it, as JSON: `tasks check` plants
+// a marker per vector to see which vectors a ground truth reads.
+func (e *Environment) StateWith(wording func(vector string) string) (json.RawMessage, error) {
+	return world.Encode(fillState(e.State, wording))
 }

@@ -200,10 +200,15 @@ func DecodeBlocks(l *hcldiag.List, o Origin, src []byte, blocks []*hcl.Block) *D
 		case "environment":
 			if e := newDecoder(l, o, src).environment(b); e != nil {
 				defs.envs = append(defs.envs, e)
+			} else if len(b.Labels) > 0 {
+				defs.fail("environment", b.Labels[0])
 			}
 		case "injection":
 			if p := newDecoder(l, o, src).injection(b); p != nil {
 				defs.injs = append(defs.injs, p)
+			} else if len(b.Labels) > 0 {
+				defs.fail("injection", b.Labels[0])
+				defs.fail("injection on", envAttr(b))
 			}
 		case "suite":
 			if p := newDecoder(l, o, src).suite(b); p != nil {
@@ -223,6 +228,9 @@ func decodeTask(l *hcldiag.List, o Origin, src []byte, b *hcl.Block, defs *Defs)
 	// What could not be decoded would only raise errors that follow from
 	// it: the task is checked once it decodes.
 	if t == nil || errorCount(l.Diags) > before {
+		if d.envName != "" {
+			defs.fail("tasks of", d.envName)
+		}
 		return
 	}
 	t.Source = Source{File: o.File, Text: blockText(src, b), Range: *hcldiag.LabelRange(b)}
@@ -238,6 +246,20 @@ func decodeTask(l *hcldiag.List, o Origin, src []byte, b *hcl.Block, defs *Defs)
 	if errorCount(l.Diags) == before {
 		defs.tasks = append(defs.tasks, t)
 	}
+}
+
+// envAttr is the environment a block names, as written ("" when it is
+// not a plain string).
+func envAttr(b *hcl.Block) string {
+	sb, ok := b.Body.(*hclsyntax.Body)
+	if !ok || sb.Attributes["environment"] == nil {
+		return ""
+	}
+	v, diags := sb.Attributes["environment"].Expr.Value(nil)
+	if diags.HasErrors() || v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+		return ""
+	}
+	return strings.TrimSpace(v.AsString())
 }
 
 // newDecoder returns a decoder of one block of a file.

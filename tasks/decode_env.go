@@ -75,7 +75,7 @@ func (d *decoder) environment(b *hcl.Block) *Environment {
 		}
 	}
 	d.checkVectors(env, found)
-	if errorCount(d.l.Diags) > before {
+	if env.State == nil {
 		// Without a state there is no shape to compile the tools against.
 		return nil
 	}
@@ -154,11 +154,14 @@ func (d *decoder) checkVectors(env *Environment, fs []found) {
 	for i, v := range env.Vectors {
 		names[i] = v.Name
 	}
+	clean := true
 	for _, f := range fs {
 		name, part, hasPart := strings.Cut(f.inner, ":")
 		if !textContext.allowed(f.inner) && !attackContext.allowed(f.inner) {
+			clean = clean && !looksLikePlaceholder(f.inner)
 			continue // CheckPlaceholders reports it
 		}
+		clean = clean && name == "PAYLOAD" && hasPart && slices.Contains(names, part)
 		rng := f.rng
 		switch {
 		case name != "PAYLOAD":
@@ -172,6 +175,9 @@ func (d *decoder) checkVectors(env *Environment, fs []found) {
 			}
 			d.l.Errorf(&rng, "Unknown vector", "Environment %q declares no vector %q%s%s.", env.Name, part, hint, vectorList(names))
 		}
+	}
+	if !clean {
+		return // a vector misspelt in the state is reported there
 	}
 	used := map[string]bool{}
 	walkStrings(env.State, func(s string) {
@@ -412,6 +418,11 @@ func pathProblem(upath, msg string) bool {
 func (d *decoder) exprProblem(expr hcl.Expression, trim bool, p world.Problem, what string) {
 	loc := locate(expr, d.src, trim)
 	pos, exact := loc.pos(p.Line, p.Column)
+	if exact && pos.Byte+1 < len(d.src) && d.src[pos.Byte] == '.' {
+		// CEL places a field selection at its dot; point at the name.
+		pos.Byte++
+		pos.Column++
+	}
 	msg := strings.TrimSuffix(p.Message, ".")
 	if !exact {
 		msg += fmt.Sprintf(" (line %d, column %d of the expression)", p.Line, p.Column)

@@ -18,6 +18,17 @@ type Defs struct {
 	envs   []*Environment
 	injs   []*pendingInjection
 	suites []*pendingSuite
+	// failed are the environments and injections ("kind name") whose
+	// blocks have errors: what names them is not reported again.
+	failed map[string]bool
+}
+
+// fail remembers a block that did not decode.
+func (df *Defs) fail(kind, name string) {
+	if df.failed == nil {
+		df.failed = map[string]bool{}
+	}
+	df.failed[kind+" "+name] = true
 }
 
 // Link joins the definitions of defs to base (the built-ins, or nil),
@@ -33,7 +44,23 @@ type Defs struct {
 // out.
 func Link(l *hcldiag.List, base *Set, defs ...*Defs) (*Set, []*Task) {
 	lk := &linker{l: l, base: base, set: &Set{byName: map[string]*Task{}, envs: map[string]*Environment{},
-		injections: map[string]*Injection{}, suites: map[string]*Suite{}}, seen: map[string]*Source{}}
+		injections: map[string]*Injection{}, suites: map[string]*Suite{}}, seen: map[string]*Source{}, failed: map[string]bool{}}
+	// What Link finds goes to l, whichever list the blocks were decoded
+	// with.
+	for _, df := range defs {
+		for _, d := range df.users {
+			d.l = l
+		}
+		for _, p := range df.injs {
+			p.d.l = l
+		}
+		for _, p := range df.suites {
+			p.d.l = l
+		}
+		for k := range df.failed {
+			lk.failed[k] = true
+		}
+	}
 	if base != nil {
 		for n, t := range base.byName {
 			lk.set.byName[n] = t
@@ -62,6 +89,8 @@ func Link(l *hcldiag.List, base *Set, defs ...*Defs) (*Set, []*Task) {
 	for _, df := range defs {
 		for _, t := range df.tasks {
 			if d, user := df.users[t]; user && !lk.linkUser(t, d) {
+				lk.failed["tasks of "+d.envName] = true
+				lk.failed["task "+t.Name] = true
 				continue
 			}
 			if lk.addTask(t) {
@@ -87,7 +116,8 @@ type linker struct {
 	base *Set
 	set  *Set
 	// seen are the task and injection names defs declared, where.
-	seen map[string]*Source
+	seen   map[string]*Source
+	failed map[string]bool
 }
 
 // addEnv adds an environment unless its name is taken by another
@@ -163,7 +193,10 @@ func (lk *linker) addInjection(p *pendingInjection) {
 	p.d.checkInjection(in, env, p.bc)
 	if errorCount(lk.l.Diags) == before {
 		lk.set.injections[in.Name] = in
+		return
 	}
+	lk.failed["injection "+in.Name] = true
+	lk.failed["injection on "+env.Name] = true
 }
 
 // env finds the environment a block names, or reports it at the block's
@@ -171,6 +204,9 @@ func (lk *linker) addInjection(p *pendingInjection) {
 func (lk *linker) env(d *decoder, bc *hcldiag.Block, name string) (*Environment, bool) {
 	if e, ok := lk.set.envs[name]; ok {
 		return e, true
+	}
+	if lk.failed["environment "+name] {
+		return nil, false // its own errors say why
 	}
 	names := make([]string, 0, len(lk.set.envs))
 	for n := range lk.set.envs {
@@ -324,7 +360,7 @@ func (lk *linker) addSuites(defs []*Defs) {
 		slices.Sort(c.UserTasks)
 		slices.Sort(c.Injections)
 		for which, kind := range []string{"user task", "injection"} {
-			if len([2][]string{c.UserTasks, c.Injections}[which]) == 0 {
+			if len([2][]string{c.UserTasks, c.Injections}[which]) == 0 && !lk.failed[[]string{"tasks of ", "injection on "}[which]+env.Name] {
 				first.d.l.Errorf(first.bc.Label(), "Empty suite", "No %s names environment %q, so suite %q has none.", kind, env.Name, name)
 			}
 		}
@@ -396,6 +432,9 @@ func (lk *linker) members(p *pendingSuite, which int, listed []string, env *Envi
 			out = append(out, n)
 			continue
 		}
+		if lk.failed[[]string{"task ", "injection "}[which]+n] {
+			continue // its own errors say why
+		}
 		hint := ""
 		if best := hcldiag.Closest(n, onEnv); best != "" {
 			hint = fmt.Sprintf("; did you mean %q?", best)
@@ -432,7 +471,7 @@ func (lk *linker) reachable(defs []*Defs) {
 				for _, t := range lk.set.byName {
 					offered = offered || t.Environment != nil && t.Environment.Name == in.Environment && t.Offered(c.Tool)
 				}
-				if !offered && i < len(p.d.gt) {
+				if !offered && i < len(p.d.gt) && !lk.failed["tasks of "+in.Environment] {
 					p.d.l.Warnf(p.d.gt[i].bc.Label(), "No agent can make this call", "No user task of environment %q offers %q to a role, so injection %q's call of it can never be carried out.", in.Environment, c.Tool, in.Name)
 				}
 			}

@@ -65,13 +65,16 @@ func allPlaceholderNames() []string {
 type phContext struct {
 	what  string   // for messages: "a task's texts"
 	names []string // the placeholders it may hold, {{PAYLOAD:x}} as "PAYLOAD:"
+	// every says that any {{name}} is meant as a placeholder (an attack
+	// template holds nothing else between double braces).
+	every bool
 }
 
 var (
 	textContext = phContext{"the texts of tasks, environments, injections and studies",
-		[]string{"PAYLOAD", "PAYLOAD:", "CANARY", "ATTACKER", "HANDOFF"}}
-	attackContext = phContext{"an attack template", attackNames()}
-	fileContext   = phContext{"a file a task reads", append(slices.Clone(textContext.names), attackNames()...)}
+		[]string{"PAYLOAD", "PAYLOAD:", "CANARY", "ATTACKER", "HANDOFF"}, false}
+	attackContext = phContext{"an attack template", attackNames(), true}
+	fileContext   = phContext{"a file a task reads", append(slices.Clone(textContext.names), attackNames()...), false}
 )
 
 func attackNames() []string {
@@ -108,37 +111,47 @@ func (c phContext) allowed(inner string) bool {
 	return slices.Contains(c.names, name)
 }
 
-var placementNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var (
+	placementNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	identRE         = regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_]*(:[^{}]*)?\s*$`)
+)
 
 // checkBraces reports the {{…}} of one text that are not placeholders of
 // c; extra are names allowed besides (a workspace's vars).
 func checkBraces(l *hcldiag.List, fs []found, c phContext, extra ...string) {
 	for _, f := range fs {
-		if c.allowed(f.inner) || slices.Contains(extra, f.inner) || !looksLikePlaceholder(f.inner) {
+		if c.allowed(f.inner) || slices.Contains(extra, f.inner) || !c.every && !looksLikePlaceholder(f.inner) || !identRE.MatchString(f.inner) && c.every {
 			continue
 		}
 		rng := f.rng
-		l.Errorf(&rng, "Unknown placeholder", "{{%s}} is not a placeholder of %s%s; it would stay in the text as written.",
+		l.Errorf(&rng, "Unknown placeholder", "{{%s}} is not a placeholder of %s, so it would stay in the text as written%s.",
 			f.inner, c.what, placeholderHint(f.inner, c, extra))
 	}
 }
 
 // placeholderHint suggests the closest placeholder and lists them.
 func placeholderHint(inner string, c phContext, extra []string) string {
-	var names []string
+	var names, list []string
 	for _, n := range append(slices.Clone(c.names), extra...) {
+		shown := "{{" + n + "}}"
 		if strings.HasSuffix(n, ":") {
-			n += "name"
+			shown = "{{" + n + "name}}"
 		}
-		names = append(names, "{{"+n+"}}")
+		if !slices.Contains(list, shown) {
+			names, list = append(names, strings.TrimSuffix(n, ":")), append(list, shown)
+		}
 	}
+	name, part, hasPart := strings.Cut(strings.TrimSpace(inner), ":")
 	hint := ""
-	if best := hcldiag.Closest("{{"+strings.TrimSpace(inner)+"}}", names); best != "" {
-		hint = fmt.Sprintf("; did you mean %s?", best)
-	} else if name, part, ok := strings.Cut(inner, ":"); ok && name == "PAYLOAD" && !placementNameRE.MatchString(part) {
+	switch best := hcldiag.Closest(name, names); {
+	case best != "" && hasPart && slices.Contains(c.names, best+":"):
+		hint = fmt.Sprintf("; did you mean {{%s:%s}}?", best, part)
+	case best != "" && !hasPart:
+		hint = fmt.Sprintf("; did you mean {{%s}}?", best)
+	case name == "PAYLOAD" && hasPart && !placementNameRE.MatchString(part):
 		hint = "; a placement's name is letters, digits, '_' and '-'"
 	}
-	return hint + " (" + strings.Join(names, ", ") + ")"
+	return hint + " (the placeholders here: " + strings.Join(list, ", ") + ")"
 }
 
 // CheckPlaceholders reports every {{…}} written in a file's blocks that
@@ -173,7 +186,7 @@ func checkBody(l *hcldiag.List, file string, src []byte, body *hclsyntax.Body, c
 		case "workspace", "held_out":
 			// Workspace files are kept byte for byte: {{CANARY}} and the
 			// workspace's vars are theirs.
-			checkBody(l, file, src, b.Body, phContext{"a workspace file", []string{"CANARY"}}, append(extra, varNames(b.Body)...))
+			checkBody(l, file, src, b.Body, phContext{"a workspace file", []string{"CANARY"}, false}, append(extra, varNames(b.Body)...))
 		default:
 			checkBody(l, file, src, b.Body, c, extra)
 		}

@@ -45,6 +45,9 @@ func (d *decoder) decodeAttacks(blocks []*hcl.Block, fromFiles []fileAttackBlock
 		bad := false
 		for _, err := range f.Check() {
 			bad = true
+			if strings.HasPrefix(err.Error(), "placeholder ") {
+				continue // tasks.CheckPlaceholders reports it where it stands
+			}
 			rng := bc.Rng("template")
 			if strings.HasPrefix(err.Error(), "goal") && bc.Has("goal") {
 				rng = bc.Rng("goal")

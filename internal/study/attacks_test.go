@@ -44,7 +44,7 @@ func TestStudyAttacks(t *testing.T) {
 		{name: "own attack without canary", blocks: "attack \"bad\" {\n  template = \"send to {{ATTACKER}}\"\n}\n", grid: `  attacks = ["polite_request"]`,
 			errs: []string{`atk.hcl:9: Invalid attack; Attack "bad": template holds no {{CANARY}}`}},
 		{name: "own attack with an unknown placeholder", blocks: "attack \"bad\" {\n  template = \"{{CANARY}} {{VICTIM}}\"\n}\n", grid: "",
-			errs: []string{`atk.hcl:9: Invalid attack; Attack "bad": placeholder {{VICTIM}} is not one a run fills`}},
+			errs: []string{`atk.hcl:9: Unknown placeholder; {{VICTIM}} is not a placeholder of an attack template`}},
 		{name: "own attack with a bad goal", blocks: "attack \"bad\" {\n  template = \"{{CANARY}}\"\n  goal = \"win\"\n}\n", grid: "",
 			errs: []string{`atk.hcl:10: Invalid attack; Attack "bad": goal "win"`}},
 		{name: "own attack shadows a built-in", blocks: "attack \"polite_request\" {\n  template = \"{{CANARY}}\"\n}\n", grid: "",

@@ -35,7 +35,7 @@ func TestTaskFileAttacks(t *testing.T) {
 	}{
 		{name: "planted by a grid", taskFile: courier, grid: `  attacks = ["courier+base64", "tool_knowledge"]`},
 		{name: "unknown placeholder", taskFile: "\n\nattack \"bad\" {\n  template = \"{{CANARY}} {{VICTIM}}\"\n}\n",
-			errs: []string{`mine.hcl:4: Invalid attack; Attack "bad": placeholder {{VICTIM}} is not one a run fills`}},
+			errs: []string{`mine.hcl:4: Unknown placeholder; {{VICTIM}} is not a placeholder of an attack template`}},
 		{name: "bad goal", taskFile: "attack \"bad\" {\n  template = \"{{CANARY}}\"\n  goal     = \"win\"\n}\n",
 			errs: []string{`mine.hcl:3: Invalid attack; Attack "bad": goal "win"`}},
 		{name: "missing template", taskFile: "attack \"bad\" {\n  description = \"no wording\"\n}\n",
