@@ -163,7 +163,9 @@ type outcome struct {
 
 // marker is what a vector holds while `tasks check` watches which
 // vectors a ground truth reads.
-func marker(vector string) string { return "KCVECTOR" + strings.ToUpper(strings.ReplaceAll(vector, "-", "_")) + "KC" }
+func marker(vector string) string {
+	return "KCVECTOR" + strings.ToUpper(strings.ReplaceAll(vector, "-", "_")) + "KC"
+}
 
 // play makes calls in a fresh sandbox over t's environment, clean (every
 // vector at its default), or with a marker at each vector when marks is
