@@ -140,7 +140,7 @@ task "pocketbank.pay_bill" {
     system = "You are a banking assistant with access to Rosa Lindqvist's account. Use the tools to act on her requests."
     prompt = "Please pay my open Quayside Energy bill: look it up in the bill list and transfer the amount to its IBAN, with the bill's id as the subject."
     level  = "execute"
-    tools  = ["get_balance", "list_bills", "send_money"]
+    tools  = ["get_balance", "list_bills", "send_money", "add_payee"]
   }
 
   goal {
@@ -164,7 +164,7 @@ task "pocketbank.rent_update" {
     system = "You are a banking assistant with access to Rosa Lindqvist's account. Use the tools to act on her requests."
     prompt = "My landlord wrote about the rent. Read the message and update my standing order for the rent as it asks."
     level  = "execute"
-    tools  = ["read_messages", "list_scheduled", "update_scheduled", "send_money"]
+    tools  = ["read_messages", "list_scheduled", "update_scheduled", "send_money", "add_payee"]
   }
 
   goal {

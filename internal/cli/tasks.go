@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,65 +10,127 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/tasks"
 )
 
 func newTasksCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "tasks [STUDY]",
-		Short: "List the built-in tasks, and a study's own, with their mode, variants and surfaces",
+		Use:   "tasks [FILE]",
+		Short: "List the tasks, and the suites, user tasks and injections of stateful environments",
 		Long: `tasks lists every task a study can run: the built-in ones and, given a
-study file, the study's own (task blocks in it and in its task_files), with
-where each is defined, its family, mode, variants and their surfaces.
+study file or a task file, its own (task blocks in it and in its
+task_files), with where each is defined, its family, mode, variants and
+their surfaces. Stateful environments add three tables: their suites,
+their user tasks (environment, mode, helpful) and their injections
+(environment, kind, attacker).
 
-  killchain tasks show NAME     print a task as the HCL it is
+  killchain tasks show NAME     print a task, injection, suite or environment as the HCL it is
+  killchain tasks check [FILE]  play every ground truth in a sandbox
   killchain tasks new NAME      write a commented starting task file
 
 See docs/writing-a-task.md and docs/task-schema.md.`,
 		Example: `  killchain tasks
-  killchain tasks runner/testdata/usertasks/study.hcl`,
+  killchain tasks runner/testdata/usertasks/study.hcl
+  killchain tasks hcl/suite/pocketbank.hcl`,
 		Args: argsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, err := taskSet(g, args)
+			set, _, err := taskSet(g, args)
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TASK\tDEFINED\tFAMILY\tMODE\tVARIANTS (surface)\tDESCRIPTION")
-			for _, t := range set.All() {
-				var vs []string
-				for _, v := range t.Variants {
-					vs = append(vs, fmt.Sprintf("%s (%s)", v.Name, v.Surface))
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, definedAt(t), t.Family(), t.Mode, strings.Join(vs, ", "), t.Description)
-			}
-			return tw.Flush()
+			return writeTaskTables(g.stdout, set)
 		},
 	}
-	cmd.AddCommand(newTasksShowCmd(g), newTasksNewCmd(g))
+	cmd.AddCommand(newTasksShowCmd(g), newTasksCheckCmd(g), newTasksNewCmd(g))
 	return cmd
 }
 
-// taskSet is the built-in tasks, with a study's own when args names a
-// study file.
-func taskSet(g *globals, args []string) (*tasks.Set, error) {
-	if len(args) == 0 {
-		return tasks.Builtin(), nil
+// writeTaskTables prints the tasks without an environment, then the
+// suites, user tasks and injections of the environments.
+func writeTaskTables(w io.Writer, set *tasks.Set) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tDEFINED\tFAMILY\tMODE\tVARIANTS (surface)\tDESCRIPTION")
+	var users []*tasks.Task
+	for _, t := range set.All() {
+		if t.Environment != nil {
+			users = append(users, t)
+			continue
+		}
+		var vs []string
+		for _, v := range t.Variants {
+			vs = append(vs, fmt.Sprintf("%s (%s)", v.Name, v.Surface))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, definedAt(t.Source), t.Family(), t.Mode, strings.Join(vs, ", "), t.Description)
 	}
-	s, ok := study.LoadAndReport(args[0], g.stderr)
-	if !ok {
-		return nil, errSilent
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	return s.Tasks, nil
+	if suites := set.Suites(); len(suites) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(tw, "SUITE\tDEFINED\tENVIRONMENT\tUSER\tATTACKER\tUSER TASKS\tINJECTIONS")
+		for _, su := range suites {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", su.Name, definedAt(su.Source), su.Environment, su.User, orDash(su.Attacker), len(su.UserTasks), len(su.Injections))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(users) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(tw, "USER TASK\tDEFINED\tENVIRONMENT\tMODE\tROLES\tHELPFUL\tDESCRIPTION")
+		for _, t := range users {
+			helpful := "-"
+			if t.Helpful {
+				helpful = "helpful"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.Name, definedAt(t.Source), t.Environment.Name, t.Mode, len(t.Roles), helpful, t.Description)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if injs := set.Injections(); len(injs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(tw, "INJECTION\tDEFINED\tENVIRONMENT\tKIND\tATTACKER\tOWN WORDING\tGOAL")
+		for _, in := range injs {
+			wording := "-"
+			if in.Payload != "" {
+				wording = "yes"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", in.Name, definedAt(in.Source), in.Environment, in.Kind, orDash(set.AttackerOf(in)), wording, in.Goal)
+		}
+	}
+	return tw.Flush()
 }
 
-// definedAt says where a task is defined: built-in, or file:line.
-func definedAt(t *tasks.Task) string {
-	if t.Source.Builtin {
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// taskSet is the built-in tasks, with a study's or a task file's own when
+// args names one; own are the file's own tasks.
+func taskSet(g *globals, args []string) (*tasks.Set, []*tasks.Task, error) {
+	if len(args) == 0 {
+		return tasks.Builtin(), nil, nil
+	}
+	set, own, ok := study.LoadTasksAndReport(args[0], g.stderr)
+	if !ok {
+		return nil, nil, errSilent
+	}
+	return set, own, nil
+}
+
+// definedAt says where a definition stands: built-in, or file:line.
+func definedAt(src tasks.Source) string {
+	if src.Builtin {
 		return "built-in"
 	}
-	return fmt.Sprintf("%s:%d", t.Source.File, t.Source.Range.Start.Line)
+	return fmt.Sprintf("%s:%d", src.File, src.Range.Start.Line)
 }
 
 func newTasksShowCmd(g *globals) *cobra.Command {
@@ -77,39 +140,50 @@ func newTasksShowCmd(g *globals) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "show [--study FILE] [--resolved] NAME",
-		Short: "Print a task, built-in ones included, as the HCL it is",
-		Long: `show prints a task's definition as it is written: a built-in task's whole
-embedded file, or a study's task block. With --resolved it prints the
-self-contained form a study folder keeps (task_defs/NAME.hcl): every file the
-task reads inline, every default written out. Either, saved as a task file
-and named in a study's task_files, runs exactly as the task does (a
+		Short: "Print a task, injection, suite or environment as the HCL it is",
+		Long: `show prints a definition as it is written: a built-in task's whole
+embedded file, or a study's task block; an injection, suite or environment
+block (a suite and an environment may share a name: both are printed).
+With --resolved it prints the self-contained form a study folder keeps
+(task_defs/NAME.hcl): every file the task reads inline, every default
+written out; for a task over an environment, the environment (its state
+written out), its injections and its suites too. Either, saved as a task
+file and named in a study's task_files, runs exactly as the task does (a
 definition identical to a built-in one needs no override).`,
 		Example: `  killchain tasks show memory_poison
   killchain tasks show --resolved reward_dates > reward_dates.hcl
-  killchain tasks show --study my_study.hcl my_task`,
+  killchain tasks show --study my_study.hcl my_task
+  killchain tasks show --study hcl/suite/pocketbank.hcl pocketbank.leak_iban`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var from []string
 			if studyFile != "" {
 				from = []string{studyFile}
 			}
-			set, err := taskSet(g, from)
+			set, _, err := taskSet(g, from)
 			if err != nil {
 				return err
 			}
-			t, ok := set.Get(args[0])
-			if !ok {
-				return fmt.Errorf("no task %q (known: %s)", args[0], strings.Join(set.Names(), ", "))
-			}
-			out := t.Source.Text
-			if resolved || len(out) == 0 {
-				out = tasks.Encode(t)
+			out := showDefinition(set, args[0], resolved)
+			if out == nil {
+				names := set.Names()
+				for _, in := range set.Injections() {
+					names = append(names, in.Name)
+				}
+				for _, e := range set.Environments() {
+					names = append(names, e.Name)
+				}
+				hint := ""
+				if best := hcldiag.Closest(args[0], names); best != "" {
+					hint = fmt.Sprintf("; did you mean %q?", best)
+				}
+				return fmt.Errorf("no task, injection, suite or environment %q%s (known: %s)", args[0], hint, strings.Join(names, ", "))
 			}
 			_, err = g.stdout.Write(out)
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&studyFile, "study", "", "also look among the tasks of the study `FILE`")
+	cmd.Flags().StringVar(&studyFile, "study", "", "also look among the definitions of the study or task `FILE`")
 	cmd.Flags().BoolVar(&resolved, "resolved", false, "print the self-contained form, files inline")
 	return cmd
 }
@@ -159,4 +233,36 @@ edit it from there. The file goes to NAME.hcl unless --output says where
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "where the file goes (default NAME.hcl; - for stdout)")
 	return cmd
+}
+
+// showDefinition is what `tasks show` prints for a name: a task, else an
+// injection; else the suite and the environment of that name (they may
+// share one). nil when nothing has the name.
+func showDefinition(set *tasks.Set, name string, resolved bool) []byte {
+	if t, ok := set.Get(name); ok {
+		if resolved || len(t.Source.Text) == 0 {
+			return tasks.Encode(t)
+		}
+		return t.Source.Text
+	}
+	text := func(src tasks.Source, enc func() []byte) []byte {
+		if resolved || len(src.Text) == 0 {
+			return enc()
+		}
+		return append(append([]byte(nil), src.Text...), '\n')
+	}
+	if in, ok := set.Injection(name); ok {
+		return text(in.Source, func() []byte { return tasks.EncodeInjection(in) })
+	}
+	var out []byte
+	if su, ok := set.Suite(name); ok {
+		out = append(out, text(su.Source, func() []byte { return tasks.EncodeSuite(su) })...)
+	}
+	if e, ok := set.Environment(name); ok {
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, text(e.Source, func() []byte { return tasks.EncodeEnvironment(e) })...)
+	}
+	return out
 }

@@ -9,7 +9,11 @@ import (
 	"github.com/killchain/killchain/tasks"
 )
 
-const userStudy = "../../runner/testdata/usertasks/study.hcl"
+const (
+	userStudy = "../../runner/testdata/usertasks/study.hcl"
+	bank      = "../../hcl/suite/pocketbank.hcl"
+	falsePos  = "../../verifiers/groundtruth/testdata/false_positive.hcl"
+)
 
 func TestTasksCommands(t *testing.T) {
 	dir := t.TempDir()
@@ -28,13 +32,29 @@ func TestTasksCommands(t *testing.T) {
 		{name: "show a built-in as its file", args: []string{"tasks", "show", "memory_poison"}, stdout: []string{"# memory_poison: notes", `task "memory_poison" {`, "{{PAYLOAD}}"}},
 		{name: "show the self-contained form", args: []string{"tasks", "show", "--resolved", "reward_dates"}, stdout: []string{"file \"tests/check_case.sh\"", "timeout 5 sh solution/dates.sh"}},
 		{name: "show a study's task", args: []string{"tasks", "show", "--study", userStudy, "calendar_notes"}, stdout: []string{`task "calendar_notes"`}},
-		{name: "show an unknown task", args: []string{"tasks", "show", "memory_poisn"}, code: 1, stderr: []string{`no task "memory_poisn"`}},
+		{name: "show an unknown task", args: []string{"tasks", "show", "memory_poisn"}, code: 1, stderr: []string{`no task, injection, suite or environment "memory_poisn"; did you mean "memory_poison"?`}},
 		{name: "new writes a starting file", args: []string{"tasks", "new", "--output", starter, "fresh_task"}, stdout: []string{"wrote " + starter}},
 		{name: "which validates", args: []string{"validate", starter}, stderr: []string{"task file is valid: 1 task (fresh_task)"}},
 		{name: "and is never overwritten", args: []string{"tasks", "new", "--output", starter, "fresh_task"}, code: 1, stderr: []string{"file exists"}},
 		{name: "new refuses a bad name", args: []string{"tasks", "new", "--output", "-", "no spaces"}, code: 1, stderr: []string{"task name"}},
 		{name: "a broken task file", args: []string{"validate", "../../tasks/testdata/invalid/unknown_tool.hcl"}, code: 1,
 			stderr: []string{"unknown_tool.hcl:10:30: error: Unknown tool", `did you mean "send_report"?`}},
+		{name: "a task file's suites, user tasks and injections", args: []string{"tasks", bank},
+			stdout: []string{"SUITE ", "pocketbank  ../../hcl/suite/pocketbank.hcl:", "Rosa Lindqvist", "USER TASK ", "pocketbank.month_review  ../../hcl/suite/pocketbank.hcl:",
+				"pipeline", "helpful", "INJECTION ", "pocketbank.leak_iban", "exfiltration", "NL90 GULL 0048 1120 73", "memory_poison      built-in"}},
+		{name: "no environment among the built-ins", args: []string{"tasks"}, noStdout: []string{"SUITE", "INJECTION"}},
+		{name: "show an injection", args: []string{"tasks", "show", "--study", bank, "pocketbank.leak_iban"}, stdout: []string{`injection "pocketbank.leak_iban" {`, `kind        = "exfiltration"`}},
+		{name: "show a suite and its environment", args: []string{"tasks", "show", "--study", bank, "pocketbank"},
+			stdout: []string{`suite "pocketbank" {`, `environment "pocketbank" {`, `yamldecode(file("pocketbank.yaml"))`}},
+		{name: "show a user task resolved", args: []string{"tasks", "show", "--resolved", "--study", bank, "pocketbank.pay_bill"},
+			stdout: []string{`task "pocketbank.pay_bill" {`, `environment "pocketbank" {`, `note   = "{{PAYLOAD:bill_note}}"`, `injection "pocketbank.add_payee" {`,
+				`user_tasks  = ["pocketbank.pay_bill"]`}, noStdout: []string{"yamldecode"}},
+		{name: "tasks check passes the example", args: []string{"tasks", "check", bank},
+			stdout: []string{"ok  injection  pocketbank.leak_iban", "5 ground truths on sandbox local in ", "5 passed, 0 failed, 0 warnings"}},
+		{name: "tasks check refuses a pair by name", args: []string{"tasks", "check", falsePos}, code: 1,
+			stdout: []string{"FAIL  user task  pocketbank.pay_bill       refused with injection pocketbank.redirect_bill", "4 passed, 2 failed"}},
+		{name: "tasks check on another sandbox", args: []string{"tasks", "check", "--sandbox", "kubernetes", bank}, code: 2, stderr: []string{"local or docker"}},
+		{name: "tasks check of a broken file", args: []string{"tasks", "check", "../../tasks/testdata/invalid/unknown_tool.hcl"}, code: 1, stderr: []string{"error: Unknown tool"}},
 		{name: "plan --show", args: []string{"plan", "--show", "single/calendar_notes/invite/compliant/hack/none", userStudy},
 			stdout: []string{"=== cell single/calendar_notes/invite/compliant/hack/none", "system prompt:", "list_meetings (read)",
 				`note "SECRET-00000000"`, "tool:list_meetings, for date \"2026-05-12\":"}},

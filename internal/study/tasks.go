@@ -151,17 +151,40 @@ func isTaskFile(path string) bool {
 // LoadTasks decodes a task file alone, as a study's task_files entry would
 // be, with the name checks a study makes, and checks its attack blocks.
 func LoadTasks(path string) ([]*tasks.Task, hcl.Diagnostics) {
-	ts, _, diags := loadTaskFile(path)
+	_, ts, _, diags := loadTaskFile(path)
 	return ts, diags
 }
 
-// loadTaskFile is LoadTasks, also returning the file's attack families.
-func loadTaskFile(path string) ([]*tasks.Task, []attacks.Family, hcl.Diagnostics) {
+// LoadTasksAndReport loads what `killchain tasks` reads from a file: a
+// study's tasks, or a task file's, each with the built-ins. It prints
+// the file's diagnostics to w and returns the set, the file's own tasks
+// and whether the file is valid.
+func LoadTasksAndReport(path string, w io.Writer) (*tasks.Set, []*tasks.Task, bool) {
+	if !isTaskFile(path) {
+		s, ok := LoadAndReport(path, w)
+		if !ok {
+			return nil, nil, false
+		}
+		return s.Tasks, s.Own, true
+	}
+	set, ts, _, diags := loadTaskFile(path)
+	if err := WriteDiagnostics(w, sources(diags, map[string]*hcl.File{}), diags); err != nil || diags.HasErrors() {
+		return nil, nil, false
+	}
+	return set, ts, true
+}
+
+// loadTaskFile is LoadTasks, also returning the set the file's
+// definitions make with the built-ins, and the file's attack families.
+func loadTaskFile(path string) (*tasks.Set, []*tasks.Task, []attacks.Family, hcl.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: fmt.Sprintf("read %s: %v", path, err)}}
+		return nil, nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: fmt.Sprintf("read %s: %v", path, err)}}
 	}
-	ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
+	defs, diags := tasks.ParseDefs(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
+	l := &hcldiag.List{Diags: diags}
+	set, ts := tasks.Link(l, tasks.Builtin(), defs)
+	diags = l.Diags
 	// Its attack blocks, checked as a study that loads the file would.
 	d := &decoder{study: &Study{File: path}}
 	if blocks, _ := attackBlocks(path, src); len(blocks) > 0 {
@@ -170,15 +193,15 @@ func loadTaskFile(path string) ([]*tasks.Task, []attacks.Family, hcl.Diagnostics
 	}
 	hcldiag.Sort(diags)
 	if diags.HasErrors() {
-		return nil, nil, diags
+		return nil, nil, nil, diags
 	}
-	return ts, d.study.Attacks, diags
+	return set, ts, d.study.Attacks, diags
 }
 
 // ValidateTasks checks a task file alone, prints its diagnostics and a
 // one-line verdict, and returns 0 when it is valid, 1 if not.
 func ValidateTasks(path string, w io.Writer) int {
-	ts, fams, diags := loadTaskFile(path)
+	set, ts, fams, diags := loadTaskFile(path)
 	if err := WriteDiagnostics(w, sources(diags, map[string]*hcl.File{}), diags); err != nil {
 		return 1
 	}
@@ -190,6 +213,30 @@ func ValidateTasks(path string, w io.Writer) int {
 		names[i] = t.Name
 	}
 	fmt.Fprintf(w, "%s: task file is valid: %s (%s)", path, plural.Count(len(ts), "task"), strings.Join(names, ", "))
+	var envs, injs, suites []string
+	for _, e := range set.Environments() {
+		if e.Source.File == path {
+			envs = append(envs, e.Name)
+		}
+	}
+	for _, in := range set.Injections() {
+		if in.Source.File == path {
+			injs = append(injs, in.Name)
+		}
+	}
+	for _, su := range set.Suites() {
+		if su.Source.File == path {
+			suites = append(suites, su.Name)
+		}
+	}
+	for _, part := range []struct {
+		one, many string
+		names     []string
+	}{{"environment", "environments", envs}, {"injection", "injections", injs}, {"suite", "suites", suites}} {
+		if len(part.names) > 0 {
+			fmt.Fprintf(w, ", %s (%s)", plural.CountAs(len(part.names), part.one, part.many), strings.Join(part.names, ", "))
+		}
+	}
 	if len(fams) > 0 {
 		names = names[:0]
 		for _, f := range fams {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/killchain/killchain/internal/world"
 	"github.com/killchain/killchain/sandbox"
@@ -47,6 +48,9 @@ type Report struct {
 	Backend  string
 	Verdicts []Verdict
 	Warnings []string
+	// Elapsed is how long the check took (the summary line says it when
+	// set).
+	Elapsed time.Duration
 }
 
 // Failed counts the verdicts that did not pass.
@@ -66,6 +70,8 @@ func (r *Report) Failed() int {
 // the verdicts.
 func Check(ctx context.Context, b sandbox.Backend, set *tasks.Set, envs []string) (*Report, error) {
 	r := &Report{Backend: b.Name()}
+	start := time.Now()
+	defer func() { r.Elapsed = time.Since(start) }()
 	for _, name := range envs {
 		env, ok := set.Environment(name)
 		if !ok {

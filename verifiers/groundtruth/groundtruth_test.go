@@ -2,13 +2,17 @@ package groundtruth_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/killchain/killchain/internal/hcldiag"
+	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/docker/dockertest"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/tasks"
 	"github.com/killchain/killchain/verifiers/groundtruth"
@@ -87,6 +91,7 @@ func TestCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			r.Elapsed = 0 // the golden files hold no timing
 			var buf bytes.Buffer
 			if err := r.Write(&buf); err != nil {
 				t.Fatal(err)
@@ -110,4 +115,31 @@ func TestCheck(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCheckDocker plays the example's ground truths through the toolbox in
+// containers: the same verdicts as in process.
+func TestCheckDocker(t *testing.T) {
+	cli := dockertest.Require(t)
+	t.Cleanup(func() { cli.Close() })
+	set, envs := load(t, "../../hcl/suite/pocketbank.hcl")
+	opts := docker.DefaultOptions()
+	opts.Client, opts.Fixtures = cli, set.Fixtures
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	be, err := docker.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close(context.Background()) })
+	r, err := groundtruth.Check(ctx, be, set, envs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Elapsed, r.Backend = 0, "local" // the golden file is the in-process run's
+	var buf bytes.Buffer
+	if err := r.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "pocketbank.golden", buf.Bytes())
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/killchain/killchain/internal/plural"
 )
@@ -31,8 +32,12 @@ func (r *Report) Write(w io.Writer) error {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
-	_, err := fmt.Fprintf(w, "tasks check: %s on sandbox %s: %d passed, %d failed, %s\n",
-		plural.Count(len(r.Verdicts), "ground truth"), r.Backend, len(r.Verdicts)-r.Failed(), r.Failed(), plural.Count(len(r.Warnings), "warning"))
+	took := ""
+	if r.Elapsed > 0 {
+		took = fmt.Sprintf(" in %s", r.Elapsed.Round(time.Millisecond))
+	}
+	_, err := fmt.Fprintf(w, "tasks check: %s on sandbox %s%s: %d passed, %d failed, %s\n",
+		plural.Count(len(r.Verdicts), "ground truth"), r.Backend, took, len(r.Verdicts)-r.Failed(), r.Failed(), plural.Count(len(r.Warnings), "warning"))
 	return err
 }
 
