@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -180,7 +181,7 @@ func ParseDefs(o Origin, src []byte) (*Defs, hcl.Diagnostics) {
 	}
 	l := &hcldiag.List{Diags: diags}
 	content := hcldiag.Content(l, file.Body, FileSchema, "A task file")
-	CheckPlaceholders(l, o.File, src, file.Body)
+	CheckPlaceholders(l, o.File, src, file.Body, DecodedBlocks...)
 	defs := DecodeBlocks(l, o, src, content.Blocks)
 	hcldiag.Sort(l.Diags)
 	l.Diags = unique(l.Diags)
@@ -194,25 +195,51 @@ func ParseDefs(o Origin, src []byte) (*Defs, hcl.Diagnostics) {
 func DecodeBlocks(l *hcldiag.List, o Origin, src []byte, blocks []*hcl.Block) *Defs {
 	defs := &Defs{}
 	for _, b := range blocks {
+		if !slices.Contains(DecodedBlocks, b.Type) {
+			continue
+		}
+		// A block with a {{…}} that would stay as written is decoded for
+		// its other problems, and left out.
+		into := defs
+		if !checkBlockPlaceholders(l, o.File, src, b) {
+			into = &Defs{}
+			if len(b.Labels) > 0 {
+				defs.fail(b.Type, b.Labels[0])
+			}
+			switch b.Type {
+			case "task":
+				defs.fail("tasks of", envAttr(b))
+			case "injection":
+				defs.fail("injection on", envAttr(b))
+			}
+		}
 		switch b.Type {
 		case "task":
-			decodeTask(l, o, src, b, defs)
+			decodeTask(l, o, src, b, into)
 		case "environment":
 			if e := newDecoder(l, o, src).environment(b); e != nil {
-				defs.envs = append(defs.envs, e)
+				into.envs = append(into.envs, e)
 			} else if len(b.Labels) > 0 {
 				defs.fail("environment", b.Labels[0])
 			}
 		case "injection":
 			if p := newDecoder(l, o, src).injection(b); p != nil {
-				defs.injs = append(defs.injs, p)
+				into.injs = append(into.injs, p)
 			} else if len(b.Labels) > 0 {
 				defs.fail("injection", b.Labels[0])
 				defs.fail("injection on", envAttr(b))
 			}
 		case "suite":
 			if p := newDecoder(l, o, src).suite(b); p != nil {
-				defs.suites = append(defs.suites, p)
+				into.suites = append(into.suites, p)
+			}
+		}
+		if into != defs {
+			for k := range into.failed {
+				if defs.failed == nil {
+					defs.failed = map[string]bool{}
+				}
+				defs.failed[k] = true
 			}
 		}
 	}
@@ -230,6 +257,7 @@ func decodeTask(l *hcldiag.List, o Origin, src []byte, b *hcl.Block, defs *Defs)
 	if t == nil || errorCount(l.Diags) > before {
 		if d.envName != "" {
 			defs.fail("tasks of", d.envName)
+			defs.fail("task", d.taskBlock.Name)
 		}
 		return
 	}

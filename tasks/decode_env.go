@@ -74,11 +74,11 @@ func (d *decoder) environment(b *hcl.Block) *Environment {
 			}
 		}
 	}
-	d.checkVectors(env, found)
 	if env.State == nil {
 		// Without a state there is no shape to compile the tools against.
 		return nil
 	}
+	d.checkVectors(env, found)
 	shape := world.ShapeOf(env.State)
 	for _, tb := range toolBlocks {
 		if tl, ok := d.envTool(tb, shape); ok {
@@ -158,7 +158,7 @@ func (d *decoder) checkVectors(env *Environment, fs []found) {
 	for _, f := range fs {
 		name, part, hasPart := strings.Cut(f.inner, ":")
 		if !textContext.allowed(f.inner) && !attackContext.allowed(f.inner) {
-			clean = clean && !looksLikePlaceholder(f.inner)
+			clean = clean && !fileContext.looksLikePlaceholder(f.inner)
 			continue // CheckPlaceholders reports it
 		}
 		clean = clean && name == "PAYLOAD" && hasPart && slices.Contains(names, part)

@@ -14,7 +14,7 @@ import (
 	"github.com/killchain/killchain/tasks"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/invalid.golden")
+var update = flag.Bool("update", false, "rewrite testdata/invalid.golden and testdata/suite.golden")
 
 // parseFile decodes a task file from testdata with its folder as origin.
 func parseFile(t *testing.T, path string) ([]*tasks.Task, hcl.Diagnostics, []byte) {
@@ -32,6 +32,8 @@ func TestDecodeValid(t *testing.T) {
 	files = append(files, "starter/starter.hcl")
 	user, _ := filepath.Glob("../runner/testdata/usertasks/tasks/*.hcl")
 	files = append(files, user...)
+	suites, _ := filepath.Glob("../hcl/suite/*.hcl")
+	files = append(files, suites...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			ts, diags, _ := parseFile(t, f)
@@ -103,5 +105,57 @@ func TestBuiltinsDecodeClean(t *testing.T) {
 	}
 	if len(ts) != 16 || len(tasks.Builtin().Names()) != 16 {
 		t.Fatalf("%d built-in tasks", len(ts))
+	}
+}
+
+// TestBrokenExample decodes the broken copies of the example suite
+// (hcl/suite/pocketbank.hcl) in testdata/suite: each is refused at the
+// line of its one mistake, in the task file or the state file beside it,
+// with the messages of testdata/suite.golden.
+func TestBrokenExample(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/suite/*")
+	if err != nil || len(dirs) != 3 {
+		t.Fatalf("%d broken copies (%v)", len(dirs), err)
+	}
+	var all bytes.Buffer
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			f := filepath.Join(dir, "pocketbank.hcl")
+			_, diags, src := parseFile(t, f)
+			errs := 0
+			for _, d := range diags {
+				if d.Severity != hcl.DiagError {
+					continue
+				}
+				errs++
+				if d.Subject == nil || !strings.HasPrefix(d.Subject.Filename, dir+"/") || d.Subject.Start.Line < 2 {
+					t.Errorf("error %q is not at a line of the copy: %v", d.Summary, d.Subject)
+				}
+			}
+			if errs != 1 {
+				t.Errorf("%d errors, want the one mistake's:\n%v", errs, diags)
+			}
+			files := map[string]*hcl.File{f: {Bytes: src}}
+			if y, err := os.ReadFile(filepath.Join(dir, "pocketbank.yaml")); err == nil {
+				files[filepath.Join(dir, "pocketbank.yaml")] = &hcl.File{Bytes: y}
+			}
+			if err := study.WriteDiagnostics(&all, files, diags); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	golden := filepath.Join("testdata", "suite.golden")
+	if *update {
+		if err := os.WriteFile(golden, all.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tasks -run TestBrokenExample -update)", err)
+	}
+	if !bytes.Equal(all.Bytes(), want) {
+		t.Errorf("diagnostics differ from %s; got:\n%s", golden, all.String())
 	}
 }

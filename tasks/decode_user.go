@@ -178,7 +178,7 @@ func (d *decoder) checkCalls(t *Task, env *Environment) {
 				if best := hcldiag.Closest(k, params); best != "" {
 					hint = fmt.Sprintf("; did you mean %q?", best)
 				}
-				d.l.Errorf(c.bc.Key("args", k), "Unknown argument", "Tool %q takes no argument %q%s (%s).", c.call.Tool, k, hint, paramList(params))
+				d.l.Errorf(c.bc.KeyName("args", k), "Unknown argument", "Tool %q takes no argument %q%s (%s).", c.call.Tool, k, hint, paramList(params))
 			}
 		}
 		if err := world.CheckArgs(spec.Parameters, c.args); err != nil && !bad {

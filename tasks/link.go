@@ -23,8 +23,12 @@ type Defs struct {
 	failed map[string]bool
 }
 
-// fail remembers a block that did not decode.
+// fail remembers a block that did not decode ("environment bank"), or
+// that something of an environment did not ("tasks of bank").
 func (df *Defs) fail(kind, name string) {
+	if kind == "" || name == "" {
+		return
+	}
 	if df.failed == nil {
 		df.failed = map[string]bool{}
 	}
@@ -228,6 +232,15 @@ func (lk *linker) env(d *decoder, bc *hcldiag.Block, name string) (*Environment,
 // addTask adds a task unless its name is taken: by another of defs, or
 // by a built-in it differs from without override = true.
 func (lk *linker) addTask(t *Task) bool {
+	ok := lk.claimTask(t)
+	if !ok && t.Environment != nil {
+		lk.failed["tasks of "+t.Environment.Name] = true
+	}
+	return ok
+}
+
+// claimTask adds a task unless its name is taken.
+func (lk *linker) claimTask(t *Task) bool {
 	if lk.taken("task", t.Name, &t.Source) {
 		return false
 	}
@@ -325,6 +338,7 @@ func (lk *linker) addSuites(defs []*Defs) {
 		}
 		before := errorCount(lk.l.Diags)
 		all := [2]bool{}
+		unknown := false
 		for _, p := range ps {
 			switch {
 			case hasPrev && !sameSuite(p.su, prev):
@@ -338,7 +352,9 @@ func (lk *linker) addSuites(defs []*Defs) {
 				if !p.explicit[which] {
 					all[which] = true
 				}
-				for _, n := range lk.members(p, which, listed, env) {
+				members := lk.members(p, which, listed, env)
+				unknown = unknown || len(members) < len(listed)
+				for _, n := range members {
 					if which == 0 && !slices.Contains(c.UserTasks, n) {
 						c.UserTasks = append(c.UserTasks, n)
 					} else if which == 1 && !slices.Contains(c.Injections, n) {
@@ -360,7 +376,7 @@ func (lk *linker) addSuites(defs []*Defs) {
 		slices.Sort(c.UserTasks)
 		slices.Sort(c.Injections)
 		for which, kind := range []string{"user task", "injection"} {
-			if len([2][]string{c.UserTasks, c.Injections}[which]) == 0 && !lk.failed[[]string{"tasks of ", "injection on "}[which]+env.Name] {
+			if len([2][]string{c.UserTasks, c.Injections}[which]) == 0 && !unknown && !lk.failed[[]string{"tasks of ", "injection on "}[which]+env.Name] {
 				first.d.l.Errorf(first.bc.Label(), "Empty suite", "No %s names environment %q, so suite %q has none.", kind, env.Name, name)
 			}
 		}

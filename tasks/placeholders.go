@@ -28,10 +28,10 @@ const GoalPlaceholder = "{{GOAL}}"
 var braceRE = regexp.MustCompile(`\{\{([^{}\n]{1,64})\}\}`)
 
 // looksLikePlaceholder reports whether what stands between braces was
-// meant as one of ours: an upper-case name (with a :part), or one of our
-// names in another case or with spaces. {{ .Name }} or {{user}} in a
-// page's content are left alone.
-func looksLikePlaceholder(inner string) bool {
+// meant as one of c's placeholders: an upper-case name (with a :part), or
+// one of c's names in another case or with spaces. {{ .Name }} or
+// {{user}} in a page's content are left alone.
+func (c phContext) looksLikePlaceholder(inner string) bool {
 	name, _, _ := strings.Cut(strings.TrimSpace(inner), ":")
 	if name == "" {
 		return false
@@ -47,18 +47,7 @@ func looksLikePlaceholder(inner string) bool {
 	if upper && name[0] >= 'A' && name[0] <= 'Z' {
 		return true
 	}
-	return slices.ContainsFunc(allPlaceholderNames(), func(k string) bool { return strings.EqualFold(k, name) })
-}
-
-// allPlaceholderNames are the names of every placeholder of any context.
-func allPlaceholderNames() []string {
-	out := []string{"PAYLOAD", "CANARY", "ATTACKER", "HANDOFF", "GOAL"}
-	for _, p := range attacks.Placeholders {
-		if n := strings.Trim(p, "{}"); !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
+	return slices.ContainsFunc(c.names, func(k string) bool { return strings.EqualFold(strings.TrimSuffix(k, ":"), name) })
 }
 
 // phContext says which placeholders a text may hold.
@@ -120,7 +109,7 @@ var (
 // c; extra are names allowed besides (a workspace's vars).
 func checkBraces(l *hcldiag.List, fs []found, c phContext, extra ...string) {
 	for _, f := range fs {
-		if c.allowed(f.inner) || slices.Contains(extra, f.inner) || !c.every && !looksLikePlaceholder(f.inner) || !identRE.MatchString(f.inner) && c.every {
+		if c.allowed(f.inner) || slices.Contains(extra, f.inner) || !c.every && !c.looksLikePlaceholder(f.inner) || !identRE.MatchString(f.inner) && c.every {
 			continue
 		}
 		rng := f.rng
@@ -144,12 +133,12 @@ func placeholderHint(inner string, c phContext, extra []string) string {
 	name, part, hasPart := strings.Cut(strings.TrimSpace(inner), ":")
 	hint := ""
 	switch best := hcldiag.Closest(name, names); {
+	case name == "PAYLOAD" && hasPart && !placementNameRE.MatchString(part):
+		hint = "; a placement's name is letters, digits, '_' and '-'"
 	case best != "" && hasPart && slices.Contains(c.names, best+":"):
 		hint = fmt.Sprintf("; did you mean {{%s:%s}}?", best, part)
 	case best != "" && !hasPart:
 		hint = fmt.Sprintf("; did you mean {{%s}}?", best)
-	case name == "PAYLOAD" && hasPart && !placementNameRE.MatchString(part):
-		hint = "; a placement's name is letters, digits, '_' and '-'"
 	}
 	return hint + " (the placeholders here: " + strings.Join(list, ", ") + ")"
 }
@@ -157,19 +146,39 @@ func placeholderHint(inner string, c phContext, extra []string) string {
 // CheckPlaceholders reports every {{…}} written in a file's blocks that
 // is not a placeholder where it stands: attack templates take the attack
 // library's, a workspace file {{CANARY}} and its vars, every other text
-// the payload placeholders. src is the file's bytes.
-func CheckPlaceholders(l *hcldiag.List, file string, src []byte, body hcl.Body) {
+// the payload placeholders. src is the file's bytes. DecodeBlocks checks
+// the task, environment, injection and suite blocks itself (a block with
+// such an error is left out); skip names block types to leave alone.
+func CheckPlaceholders(l *hcldiag.List, file string, src []byte, body hcl.Body, skip ...string) {
 	sb, ok := body.(*hclsyntax.Body)
 	if !ok {
 		return
 	}
 	for _, b := range sb.Blocks {
-		c := textContext
-		if b.Type == "attack" {
-			c = attackContext
+		if !slices.Contains(skip, b.Type) {
+			checkBlockPlaceholders(l, file, src, b.AsHCLBlock())
 		}
-		checkBody(l, file, src, b.Body, c, nil)
 	}
+}
+
+// DecodedBlocks are the block types DecodeBlocks decodes (and checks the
+// placeholders of).
+var DecodedBlocks = []string{"task", "environment", "injection", "suite"}
+
+// checkBlockPlaceholders checks one top-level block and reports whether
+// it is free of unknown placeholders.
+func checkBlockPlaceholders(l *hcldiag.List, file string, src []byte, b *hcl.Block) bool {
+	body, ok := b.Body.(*hclsyntax.Body)
+	if !ok {
+		return true
+	}
+	c := textContext
+	if b.Type == "attack" {
+		c = attackContext
+	}
+	before := errorCount(l.Diags)
+	checkBody(l, file, src, body, c, nil)
+	return errorCount(l.Diags) == before
 }
 
 // checkBody checks every attribute of body, and its blocks, in context c.

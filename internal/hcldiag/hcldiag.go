@@ -161,6 +161,25 @@ func (b *Block) Key(name, key string) *hcl.Range {
 	return b.Rng(name)
 }
 
+// KeyName is the range of a key (not its value) in a map attribute, or of
+// the attribute when the key is not written literally.
+func (b *Block) KeyName(name, key string) *hcl.Range {
+	a, ok := b.Attrs[name]
+	if !ok {
+		return b.Rng(name)
+	}
+	if o, ok := a.Expr.(*hclsyntax.ObjectConsExpr); ok {
+		for _, item := range o.Items {
+			k, diags := item.KeyExpr.Value(nil)
+			if !diags.HasErrors() && k.Type().FriendlyName() == "string" && k.IsKnown() && !k.IsNull() && k.AsString() == key {
+				r := item.KeyExpr.Range()
+				return &r
+			}
+		}
+	}
+	return b.Rng(name)
+}
+
 // LabelRange is the range of a block's first label, or its header.
 func LabelRange(b *hcl.Block) *hcl.Range {
 	if len(b.LabelRanges) > 0 {
@@ -232,26 +251,32 @@ func Closest(name string, valid []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance of two short strings.
+// editDistance is the edit distance of two short strings, a swap of two
+// neighbouring letters counting as one edit ("nmae" is one from "name";
+// optimal string alignment).
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }
 
 // QuoteList renders names as "a", "b" or "c".

@@ -8,9 +8,10 @@ import (
 )
 
 func TestClosest(t *testing.T) {
-	valid := []string{"send_report", "search", "audio_inject", "memory_poison"}
+	valid := []string{"send_report", "search", "audio_inject", "memory_poison", "name"}
 	tests := []struct{ name, in, want string }{
 		{"a typo", "send_reprot", "send_report"},
+		{"two letters swapped in a short name", "nmae", "name"},
 		{"a case slip", "Search", "search"},
 		{"part of one name", "audio", "audio_inject"},
 		{"nothing near", "zebra", ""},

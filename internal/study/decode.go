@@ -149,7 +149,7 @@ type decoder struct {
 func (d *decoder) decode() {
 	l := &hcldiag.List{}
 	content := hcldiag.Content(l, d.file.Body, rootSchema, "A study file")
-	tasks.CheckPlaceholders(l, d.study.File, d.study.Source, d.file.Body)
+	tasks.CheckPlaceholders(l, d.study.File, d.study.Source, d.file.Body, tasks.DecodedBlocks...)
 	d.diags = append(d.diags, l.Diags...)
 
 	var studies, models, conditions, defenses, grids, thresholds, taskBlocks, attackBlocks, attackerBlocks []*hcl.Block
