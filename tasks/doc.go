@@ -1,13 +1,18 @@
 // Package tasks holds the scenarios as data. Every task, built-in or a
-// researcher's own, is an HCL task block decoded by one loader (ParseFile,
-// DecodeBlock): its roles, its environment items (pages, notes, records,
-// documents, clips, workspace files), its own tools, the {{PAYLOAD}}
-// placements in their texts, its payload variants, goals and condition
-// prompts. The built-in tasks are task files embedded in the binary
-// (builtin/*.hcl, Builtin); a study adds its own (study.Study.Tasks). Env
-// turns a task, a variant and a run's canary into the sandbox environment
-// planted for that run, with one builder per kind of item; Encode writes a
-// task back as a self-contained task file, the form a study folder keeps
+// researcher's own, is an HCL task block decoded by one loader (ParseDefs,
+// DecodeBlocks, then Link; ParseFile for a file alone): its roles, its
+// environment items (pages, notes, records, documents, clips, workspace
+// files), its own tools, the {{PAYLOAD}} placements in their texts, its
+// payload variants, goals and condition prompts. A stateful scenario is an
+// environment block (a state, its vectors, tools whose behaviour is CEL
+// over the state), user tasks that name it (a goal check and a ground
+// truth), injection blocks and a suite; Link resolves the names the files
+// of a study give one another. The built-in tasks are task files embedded
+// in the binary (builtin/*.hcl, Builtin); a study adds its own
+// (study.Study.Tasks). Env turns a task, a variant and a run's canary into
+// the sandbox environment planted for that run, with one builder per kind
+// of item; Encode writes a task back as a self-contained task file (with
+// its environment, injections and suites), the form a study folder keeps
 // and Hash is taken of.
 //
 // # Content conventions

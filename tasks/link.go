@@ -8,33 +8,6 @@ import (
 	"github.com/killchain/killchain/internal/hcldiag"
 )
 
-// Defs is what some task files define, each block decoded and checked as
-// far as it can be alone. Link resolves the names they give one another:
-// a task may name an environment of another file of the same study, or a
-// built-in one.
-type Defs struct {
-	tasks  []*Task            // in the order declared
-	users  map[*Task]*decoder // those over an environment, checked once linked
-	envs   []*Environment
-	injs   []*pendingInjection
-	suites []*pendingSuite
-	// failed are the environments and injections ("kind name") whose
-	// blocks have errors: what names them is not reported again.
-	failed map[string]bool
-}
-
-// fail remembers a block that did not decode ("environment bank"), or
-// that something of an environment did not ("tasks of bank").
-func (df *Defs) fail(kind, name string) {
-	if kind == "" || name == "" {
-		return
-	}
-	if df.failed == nil {
-		df.failed = map[string]bool{}
-	}
-	df.failed[kind+" "+name] = true
-}
-
 // Link joins the definitions of defs to base (the built-ins, or nil),
 // checks what needed the others (a task's environment, an injection's, a
 // suite's members; every expression against its environment's state) and
