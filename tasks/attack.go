@@ -73,6 +73,7 @@ func (t *Task) AttackVariant(a attacks.Attack, own Variant, model string) (Varia
 		Attack:     a.Name(),
 		Encodings:  a.Encodings,
 		NoCanary:   a.Family.Goal == attacks.GoalTaskFailure,
+		Injection:  own.Injection,
 	}
 	if a.Split() {
 		// One half in each of the first two channels the variant fills.

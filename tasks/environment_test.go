@@ -195,3 +195,29 @@ func TestStateSources(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackOnUserTask: an attack of the library is planted where the
+// injection's variant plants, at its vectors, naming its attacker.
+func TestAttackOnUserTask(t *testing.T) {
+	const c = "SECRET-0A1B2C3D"
+	task := loadLedger(t)
+	if got := task.PlacementNames(); len(got) != 1 || got[0] != "note" {
+		t.Fatalf("placements %v, want the vector", got)
+	}
+	a, err := attacks.Parse("ignore_previous", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := task.AttackVariant(a, task.Variants[0], "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := task.Env(tasks.BuildInput{Variant: v, Attacked: true, Canary: c, Attacker: "suite attacker"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := notes(t, env.World.State)[1].(string)
+	if !strings.Contains(note, c) || !strings.Contains(note, "Mallory Vane") {
+		t.Errorf("planted %q", note)
+	}
+}

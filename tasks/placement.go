@@ -129,9 +129,15 @@ func (t *Task) texts() []text {
 	return out
 }
 
-// Placements lists the task's placements in the order their texts come.
+// Placements lists the task's placements in the order their texts come;
+// a user task's are its environment's vectors.
 func (t *Task) Placements() []Placement {
 	var out []Placement
+	if t.Environment != nil {
+		for _, v := range t.Environment.Vectors {
+			out = append(out, Placement{Name: v.Name, Surface: SurfaceState, Where: `environment "` + t.Environment.Name + `" vector "` + v.Name + `"`})
+		}
+	}
 	for _, tx := range t.texts() {
 		for _, name := range placeholders(tx.value) {
 			out = append(out, Placement{Name: name, Surface: tx.surface, Where: tx.where, Tool: tx.tool})
