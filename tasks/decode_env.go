@@ -56,6 +56,7 @@ func (d *decoder) environment(b *hcl.Block) *Environment {
 			"The environment name %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'.", env.Name)
 	}
 	found := d.state(bc, raw.State, env)
+	d.unfilled(b)
 	var toolBlocks []*hcl.Block
 	if raw.Body != nil {
 		for _, nb := range d.nested(raw.Body, envBlocks, "An environment block") {
@@ -134,6 +135,38 @@ func (d *decoder) state(bc *hcldiag.Block, expr hcl.Expression, env *Environment
 		out = append(out, scanBraces(path.Join(path.Dir(d.o.File), rd.name), rd.data, hcl.Pos{Line: 1, Column: 1})...)
 	}
 	return out
+}
+
+// unfilled reports a placeholder written in an environment outside its
+// state (a tool's description, a vector's default): nothing fills it
+// there.
+func (d *decoder) unfilled(b *hcl.Block) {
+	body, ok := b.Body.(*hclsyntax.Body)
+	if !ok {
+		return
+	}
+	var walk func(body *hclsyntax.Body, top bool)
+	walk = func(body *hclsyntax.Body, top bool) {
+		for _, name := range attrOrder(body) {
+			if top && name == "state" {
+				continue
+			}
+			r := body.Attributes[name].Expr.Range()
+			if r.End.Byte > len(d.src) || r.Start.Byte > r.End.Byte {
+				continue
+			}
+			for _, f := range scanBraces(d.o.File, d.src[r.Start.Byte:r.End.Byte], r.Start) {
+				if textContext.allowed(f.inner) {
+					rng := f.rng
+					d.l.Errorf(&rng, "Placeholder outside the state", "{{%s}} is filled nowhere in an environment but its state: a payload's place is {{PAYLOAD:vector}} in a string of the state.", f.inner)
+				}
+			}
+		}
+		for _, nb := range body.Blocks {
+			walk(nb.Body, false)
+		}
+	}
+	walk(body, true)
 }
 
 func friendly(v cty.Value) string {
