@@ -21,8 +21,10 @@ type Defs struct {
 	envs   []*Environment
 	injs   []*pendingInjection
 	suites []*pendingSuite
-	// failed are the environments and injections ("kind name") whose
-	// blocks have errors: what names them is not reported again.
+	// failed are the blocks with errors ("environment bank", "injection
+	// x", "task y") and the environments some of whose tasks or
+	// injections have errors ("tasks of bank", "injection on bank"): what
+	// follows from them is not reported again.
 	failed map[string]bool
 }
 
