@@ -2,8 +2,8 @@ package images
 
 import (
 	"context"
-	"errors"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"os"
