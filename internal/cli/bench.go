@@ -14,6 +14,7 @@ import (
 	"github.com/killchain/killchain/probes/probescli"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/kubernetes"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 func newBenchCmd(g *globals) *cobra.Command {
@@ -73,7 +74,7 @@ pool, with each backend's tool-call round trip: the cluster comes from
 			var res interface{ WriteText(io.Writer) }
 			switch backend {
 			case "docker":
-				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Concurrency: levels, WarmPool: pool, Options: docker.Options{Logger: g.logger(nil)}})
+				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Concurrency: levels, WarmPool: pool, Options: docker.Options{Options: warm.Options{Logger: g.logger(nil)}}})
 				if err != nil {
 					return err
 				}
@@ -117,8 +118,9 @@ func (k *kubeFlags) bench(ctx context.Context, g *globals, runs int, levels []in
 	opts := kubernetes.Options{
 		Kubeconfig: k.kubeconfig, Context: k.context, Namespace: k.namespace,
 		Images: kubernetes.ImagesRegistry, Registry: k.registry, RuntimeClass: k.runtimeClass,
-		Docker: db, Logger: g.logger(nil),
+		Docker: db,
 	}
+	opts.Logger = g.logger(nil)
 	if k.importCommand != "" {
 		opts.Images, opts.ImportCommand = kubernetes.ImagesImport, k.importCommand
 	}

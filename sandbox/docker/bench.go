@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/sandbox/sandboxbench"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // BenchOptions configure Bench. Zero fields take defaults.
@@ -148,7 +149,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 // rawRun is one `docker run --rm` lifecycle of image with the same hardened
 // host configuration: the toolbox prints its version and exits.
 func rawRun(ctx context.Context, b *Backend, image, study, run string) error {
-	cfg := &container.Config{Image: image, Entrypoint: []string{ToolboxPath}, Cmd: []string{"version"}}
+	cfg := &container.Config{Image: image, Entrypoint: []string{warm.ToolboxPath}, Cmd: []string{"version"}}
 	containerConfig(cfg, map[string]string{LabelStudy: study, LabelRun: run}, nil)
 	cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = false, false, false
 	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hostConfig(b.opts)})

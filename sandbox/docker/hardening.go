@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/moby/moby/api/types/container"
+
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // hostConfig is the hardened host configuration of every sandbox
@@ -19,7 +21,7 @@ func hostConfig(o Options) *container.HostConfig {
 		SecurityOpt:    []string{"no-new-privileges:true"},
 		ReadonlyRootfs: true,
 		Tmpfs: map[string]string{
-			StateDir: fmt.Sprintf("rw,noexec,nosuid,nodev,size=%dm,uid=65534,gid=65534,mode=0700", o.StateMB),
+			warm.StateDir: fmt.Sprintf("rw,noexec,nosuid,nodev,size=%dm,uid=65534,gid=65534,mode=0700", o.StateMB),
 		},
 		IpcMode:    "private",
 		Runtime:    o.Runtime,
@@ -38,10 +40,10 @@ func hostConfig(o Options) *container.HostConfig {
 // environment (nothing from the host, API keys included), and an open
 // stdin the host attaches to.
 func containerConfig(c *container.Config, labels map[string]string, cmd []string) {
-	c.User = SandboxUser
+	c.User = warm.SandboxUser
 	c.Env = []string{}
 	c.Hostname = "sandbox"
-	c.WorkingDir = StateDir
+	c.WorkingDir = warm.StateDir
 	c.NetworkDisabled = true
 	c.OpenStdin = true
 	c.StdinOnce = true

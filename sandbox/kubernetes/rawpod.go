@@ -12,9 +12,9 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/sandboxbench"
 	"github.com/killchain/killchain/sandbox/stream"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // rawPod is the raw pod lifecycle the benchmark holds killchain's against,
@@ -64,7 +64,7 @@ func rawPod(ctx context.Context, b *Backend, ns, image, study, run string) error
 	req := b.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod.Name).
 		SubResource("exec").VersionedParams(&corev1.PodExecOptions{
 		Container: ContainerName,
-		Command:   []string{docker.ToolboxPath, "version"},
+		Command:   []string{warm.ToolboxPath, "version"},
 		Stdout:    true,
 		Stderr:    true,
 	}, scheme.ParameterCodec)
