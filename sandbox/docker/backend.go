@@ -39,7 +39,6 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/hashicorp/go-hclog"
-	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"golang.org/x/sync/singleflight"
 
@@ -225,9 +224,8 @@ func (b *Backend) command(base string) []string {
 // a run's critical path unless the warm pool made it ahead).
 func (b *Backend) start(ctx context.Context, image string, labels map[string]string, cmd []string, run string, log hclog.Logger) (*Sandbox, error) {
 	name := containerName(run)
-	cfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:]}
-	containerConfig(cfg, labels, nil)
-	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: name, Config: cfg, HostConfig: hostConfig(b.opts)})
+	cfg, host := b.ContainerConfig(image, cmd, labels)
+	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: name, Config: cfg, HostConfig: host})
 	if err != nil {
 		b.removeByName(ctx, name)
 		return nil, fmt.Errorf("create container: %w", err)

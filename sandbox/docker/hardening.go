@@ -8,6 +8,18 @@ import (
 	"github.com/killchain/killchain/sandbox/warm"
 )
 
+// ContainerConfig is the configuration of a sandbox container of image
+// whose entrypoint is cmd (the toolbox's argv), with labels: hardened as
+// every run's (containerConfig, hostConfig), with stdin open for the host to
+// attach to. The backend creates its containers from it, and the
+// benchmark's raw lifecycle (sandbox/sandboxbench/dockerbench) its own, so
+// that both measure the same container.
+func (b *Backend) ContainerConfig(image string, cmd []string, labels map[string]string) (*container.Config, *container.HostConfig) {
+	cfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:]}
+	containerConfig(cfg, labels, nil)
+	return cfg, hostConfig(b.opts)
+}
+
 // hostConfig is the hardened host configuration of every sandbox
 // container: no network, no capabilities, no privilege gain, a read-only
 // root with a size-bounded tmpfs only at the state folder, pids, memory and

@@ -24,6 +24,14 @@ const ContainerName = "sandbox"
 // sandboxUID is the user and group every sandbox runs as (nobody).
 const sandboxUID = 65534
 
+// PodSpec is the hardened pod of a run of env in namespace ns, started from
+// image (see PodImage), named for the run as the backend names its pods. The
+// benchmark's raw pod lifecycle (sandbox/sandboxbench/kubebench) creates its
+// pods from it, so that both measure the same pod.
+func (b *Backend) PodSpec(ns, image string, env sandbox.Env) *corev1.Pod {
+	return b.podSpec(ns, podName(env.Run), image, env)
+}
+
 // podSpec is the hardened pod of one run: the same limits as a Docker
 // sandbox wherever Kubernetes can express them (see docs/sandbox.md's table of
 // what each backend isolates).

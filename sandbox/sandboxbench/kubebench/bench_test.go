@@ -1,4 +1,4 @@
-package kubernetes
+package kubebench
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/internal/kubetest"
+	"github.com/killchain/killchain/sandbox/kubernetes"
 )
 
 // TestBenchSmall runs the side-by-side benchmark with a few runs: both
@@ -13,8 +14,8 @@ import (
 // filled in.
 func TestBenchSmall(t *testing.T) {
 	kubeconfig := kubetest.Require(t)
-	res, err := Bench(context.Background(), BenchOptions{Runs: 2, Calls: 20, Concurrency: []int{1, 2},
-		Options: Options{Kubeconfig: kubeconfig, Registry: kubetest.Registry, Docker: newDocker(t)}})
+	res, err := Bench(context.Background(), Options{Runs: 2, Calls: 20, Concurrency: []int{1, 2}, Docker: newDocker(t),
+		Backend: kubernetes.Options{Kubeconfig: kubeconfig, Registry: kubetest.Registry}})
 	if err != nil {
 		t.Fatal(err)
 	}
