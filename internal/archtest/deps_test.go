@@ -195,6 +195,17 @@ func TestDependencyRules(t *testing.T) {
 			}
 			return ""
 		}},
+		{"the kubernetes backend reaches no docker backend (it takes an image builder)", func(p pkg) string {
+			if p.ImportPath != "sandbox/kubernetes" {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "sandbox/docker") {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
 		{"no backend reaches a benchmark; only the command line imports one", func(p pkg) string {
 			if under(p.ImportPath, "sandbox/sandboxbench", "internal/cli", "cmd") {
 				return ""

@@ -2,13 +2,15 @@ package kubernetes
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/moby/moby/client"
 	"k8s.io/client-go/rest"
 
-	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/warm"
 )
 
@@ -72,13 +74,28 @@ type Options struct {
 	// StartTimeout bounds image pull and container start once placed.
 	StartTimeout time.Duration
 	// Docker builds the tasks' snapshot images (and pushes or exports
-	// them); required.
-	Docker *docker.Backend
+	// them): the Docker backend; required.
+	Docker ImageBuilder
 	// Config, when set, is used instead of loading a kubeconfig.
 	Config *rest.Config
 
 	// allowProbe starts the toolbox with -allow-probe (tests only).
 	allowProbe bool
+}
+
+// ImageBuilder is what the backend needs of the Docker backend
+// (*docker.Backend) that builds the tasks' snapshot images.
+type ImageBuilder interface {
+	// Prepare builds the task's snapshot once and returns what a run's pod
+	// starts from and what the run plants in it.
+	Prepare(ctx context.Context, env sandbox.Env) (warm.Prepared, error)
+	// Client is the Docker client that tags, pushes and saves snapshots.
+	Client() *client.Client
+	// Capabilities says what the images can do; the pods run them, so it
+	// is the backend's too.
+	sandbox.Capable
+	// Snapshots returns the snapshot image ID of every task prepared so far.
+	Snapshots() map[string]string
 }
 
 // DefaultOptions are the limits a study gets unless it sets its own: the
