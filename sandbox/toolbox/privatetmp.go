@@ -21,8 +21,8 @@ import (
 // its last process is: no file outlives the call to become a channel
 // between runs, and it sees no process but its own.
 //
-// The run's own folders that lie under those (its workspace and the
-// command's TMPDIR) are bound back at their paths, so the command works
+// The run's own folder, where it lies under those (its workspace, the
+// command's TMPDIR), is bound back at its path, so the command works
 // where it always did.
 //
 //	toolbox private-tmp UID GID [-keep PATH]… -- SHELL ARGS…   (UID, GID -1: keep)
@@ -131,9 +131,12 @@ func (c Confine) command(shell, command, dir string, env []string) (*exec.Cmd, *
 	}
 	attr.Cloneflags |= syscall.CLONE_NEWNS
 	argv := []string{PrivateTmpCommand, strconv.Itoa(uid), strconv.Itoa(gid)}
-	keep := []string{dir}
+	// The run's folder (the workspace's parent: the workspace, its temp
+	// folder, the held-out inputs the verifier lays beside it), and TMPDIR
+	// where it lies elsewhere.
+	keep := []string{filepath.Dir(filepath.Clean(dir))}
 	for _, e := range env {
-		if v, ok := strings.CutPrefix(e, "TMPDIR="); ok {
+		if v, ok := strings.CutPrefix(e, "TMPDIR="); ok && !strings.HasPrefix(filepath.Clean(v)+"/", keep[0]+"/") {
 			keep = append(keep, v)
 		}
 	}
