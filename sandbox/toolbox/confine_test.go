@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/images"
+	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 )
 

@@ -38,7 +38,9 @@ func PrivateTmp(args []string) int {
 		fmt.Fprintf(os.Stderr, "killchain host shell: "+format+"\n", a...)
 		return 126
 	}
-	usage := func() int { return fail("usage: toolbox %s UID GID [-keep PATH]… -- SHELL ARGS…", PrivateTmpCommand) }
+	usage := func() int {
+		return fail("usage: toolbox %s UID GID [-keep PATH]… -- SHELL ARGS…", PrivateTmpCommand)
+	}
 	if len(args) < 4 {
 		return usage()
 	}
