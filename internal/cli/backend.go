@@ -138,7 +138,10 @@ func openDocker(ctx context.Context, s *study.Study, g *globals, log hclog.Logge
 		close: func() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CleanupTimeout)
 			defer cancel()
-			_ = be.Close(cctx)
+			if err := be.Close(cctx); err != nil {
+				// Which containers are left, and why: never silently.
+				fmt.Fprintf(g.stderr, "warning: %v\n", err)
+			}
 		},
 	}, nil
 }

@@ -33,6 +33,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -65,6 +67,9 @@ type Backend struct {
 	snaps map[string]*snapshot // built, by task and base image
 	bases map[string]images.Built
 	live  sandbox.Live[*Sandbox]
+	// unremoved are the containers whose removal did not finish within
+	// CleanupTimeout, by id, with their names: Close asks again.
+	unremoved map[string]string
 
 	pool *warm.Pool[*Sandbox] // nil without a warm pool
 }
@@ -286,14 +291,12 @@ func (b *Backend) cleanupCtx(ctx context.Context) (context.Context, context.Canc
 }
 
 // remove force-removes a container and its anonymous volumes.
+// It asks again until the daemon says the container is gone (removeGone),
+// bounded by CleanupTimeout.
 func (b *Backend) remove(ctx context.Context, id string) error {
 	cctx, cancel := b.cleanupCtx(ctx)
 	defer cancel()
-	_, err := b.cli.ContainerRemove(cctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) {
-		return fmt.Errorf("remove container %s: %w", shortID(id), err)
-	}
-	return nil
+	return removeGone(cctx, b.cli, id)
 }
 
 // removeByName removes a container whose creation may have reached the
@@ -328,11 +331,43 @@ func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 
 // Close removes every sandbox still open and releases the client when the
 // backend created it. Snapshot images are kept for later studies.
+// A container whose removal a sandbox's Close could not finish is asked
+// again here; Close's error names each that is still there, and why.
 func (b *Backend) Close(ctx context.Context) error {
 	perr := b.pool.Close(ctx)
 	err := b.live.CloseAll(ctx)
+	lerr := b.removeLeftovers(ctx)
 	b.closeClient()
-	return errors.Join(perr, err)
+	return errors.Join(perr, err, lerr)
+}
+
+// leftover records a container Close could not remove.
+func (b *Backend) leftover(id, name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.unremoved == nil {
+		b.unremoved = map[string]string{}
+	}
+	b.unremoved[id] = name
+}
+
+// removeLeftovers asks again for each container a sandbox's Close could
+// not remove, and names those still there.
+func (b *Backend) removeLeftovers(ctx context.Context) error {
+	b.mu.Lock()
+	left := b.unremoved
+	b.unremoved = nil
+	b.mu.Unlock()
+	var errs []error
+	for _, id := range slices.Sorted(maps.Keys(left)) {
+		cctx, cancel := b.cleanupCtx(ctx)
+		err := removeGone(cctx, b.cli, id)
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("container %s is left: %w (killchain sandbox gc removes it)", left[id], err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (b *Backend) closeClient() {

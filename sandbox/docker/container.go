@@ -106,6 +106,9 @@ func (s *Sandbox) Close(ctx context.Context) error {
 		s.endStdin(ctx)
 		s.Conn.Close()
 		s.closeErr = s.b.remove(ctx, s.id)
+		if s.closeErr != nil {
+			s.b.leftover(s.id, s.name)
+		}
 		s.b.forget(s)
 		s.log.Debug("sandbox removed", "error", s.closeErr)
 	})
