@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/internal/sanitize"
 )
 
@@ -75,7 +76,7 @@ func Compare(a, b, outDir string, opts Options) error {
 	if err := csvT.CSV(&c); err != nil {
 		return err
 	}
-	out, err := openOut(a, "compare", outDir)
+	out, err := rooted.OpenOut(a, "compare", outDir)
 	if err != nil {
 		return fmt.Errorf("report: compare: %w", err)
 	}

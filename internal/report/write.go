@@ -25,6 +25,7 @@ import (
 	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/internal/stats"
 	"github.com/killchain/killchain/internal/vocab"
@@ -169,7 +170,7 @@ func write(dir string, opts Options) error {
 			files[filepath.Join(FiguresDir, f.Name+".png")] = f.PNG
 		}
 	}
-	out, err := openOut(dir, "report", opts.OutDir)
+	out, err := rooted.OpenOut(dir, "report", opts.OutDir)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

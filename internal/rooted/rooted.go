@@ -77,6 +77,23 @@ func OpenExisting(dir string) (*Dir, error) {
 	return &Dir{root: r, path: dir}, nil
 }
 
+// OpenOut opens the folder a command writes its output into: out when the
+// caller names one (a --output or --out flag; made when missing), else the
+// folder sub of the folder base, which must exist. sub is opened from
+// base, so a sub that is a link (a report/ or inspect/ pointing elsewhere)
+// is refused like every link inside it.
+func OpenOut(base, sub, out string) (*Dir, error) {
+	if out != "" {
+		return Open(out)
+	}
+	b, err := OpenExisting(base)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return b.Sub(sub)
+}
+
 // Close closes the folder; files opened from it stay open.
 func (d *Dir) Close() error { return d.root.Close() }
 
