@@ -22,6 +22,7 @@ package sanitize
 import (
 	"io"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -114,8 +115,9 @@ func hex4(r rune) string {
 
 // Writer passes Terminal's form of what is written to the writer beneath.
 // A multi-byte character cut between two writes is held until the next.
-// Like the writer beneath, it is not safe for concurrent use.
+// It is safe for concurrent use.
 type Writer struct {
+	mu      sync.Mutex
 	w       io.Writer
 	pending []byte
 }
@@ -125,6 +127,8 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // Write writes Terminal(p) and reports len(p).
 func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	buf := p
 	if len(w.pending) > 0 {
 		buf = append(w.pending, p...)
