@@ -15,10 +15,10 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/rooted"
+	"github.com/killchain/killchain/internal/sanitize"
 )
 
 // The formats of an Inspect export.
@@ -290,17 +290,11 @@ func (l *inspectLog) fileName() string {
 	return cleanComponent(l.header.Eval.Created) + "_" + cleanComponent(l.header.Eval.Task) + "_" + cleanComponent(l.header.Eval.TaskID)
 }
 
-// cleanComponent is a file name part as Inspect cleans one, with every
-// control character (a task name from runs.jsonl may hold a newline) and
-// backslash made a dash too.
+// cleanComponent is a file name part as Inspect cleans one, and through
+// sanitize.FileName: a task name from runs.jsonl may hold a newline or a
+// separator.
 func cleanComponent(s string) string {
-	s = strings.NewReplacer("_", "-", "/", "-", ":", "-", "+", "-", `\`, "-").Replace(s)
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '-'
-		}
-		return r
-	}, s)
+	return sanitize.FileName(strings.NewReplacer("_", "-", "/", "-", ":", "-", "+", "-").Replace(s))
 }
 
 // logTime is the log's creation time, as Inspect writes one (seconds and a

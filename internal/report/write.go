@@ -212,7 +212,7 @@ func renderTables(agg *Aggregator, stats results.ReadStats, secs []section, z fl
 			}
 			files[s.CSVName] = b.Bytes()
 		}
-		fmt.Fprintf(&md, "\n## %s\n\n%s\n\n", sanitize.Line(s.Title), sanitize.Terminal(s.Intro))
+		fmt.Fprintf(&md, "\n## %s\n\n%s\n\n", sanitize.Line(s.Title), sanitize.Line(s.Intro))
 		if err := s.Table.Markdown(&md); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,8 @@ package sanitize_test
 
 import (
 	"bytes"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/killchain/killchain/internal/sanitize"
@@ -72,5 +74,27 @@ func FuzzWriter(f *testing.F) {
 		if want := sanitize.Terminal(s + "\n"); b.String() != want {
 			t.Errorf("wrote %q in two pieces at %d: got %q, want %q", s, c, b.String(), want)
 		}
+	})
+}
+
+// FuzzFileName: a cleaned name is one local path component with no
+// control character.
+func FuzzFileName(f *testing.F) {
+	seed(f)
+	for _, s := range []string{"..", ".", "a/../b", `..\..`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := sanitize.FileName(s)
+		if out == "" {
+			if s != "" {
+				t.Fatalf("FileName(%q) is empty", s)
+			}
+			return
+		}
+		if !filepath.IsLocal(out) || filepath.Base(out) != out || strings.ContainsAny(out, `/\`) {
+			t.Fatalf("FileName(%q) = %q: not one local name", s, out)
+		}
+		checkTerminal(t, s, out, true)
 	})
 }

@@ -12,6 +12,8 @@
 //   - Line: the same for text that becomes one line: a name, a heading, a
 //     table cell, a list item of report.md. Tab, newline and the Unicode
 //     line and paragraph separators are escaped too.
+//   - FileName: for a name taken from untrusted text that becomes part of
+//     a file name: no separator, no control character, no "..".
 //   - CSVCell: for a CSV cell a spreadsheet opens. A cell that starts with
 //     =, +, -, @, tab or carriage return and is not a number gets a leading
 //     single quote, so it is not read as a formula (OWASP's advice).
@@ -22,6 +24,7 @@ package sanitize
 import (
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -111,6 +114,25 @@ func hex4(r rune) string {
 		h = "0" + h
 	}
 	return h
+}
+
+// FileName returns s as one part of a file name: every path separator and
+// control character (and every byte that is not UTF-8) becomes a dash, and
+// a name of dots alone ("." or "..") becomes dashes too, so a name taken
+// from a study folder (a task's, a probe target's) names one file in its
+// folder.
+func FileName(s string) string {
+	s = strings.ToValidUTF8(s, "-")
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029' {
+			return '-'
+		}
+		return r
+	}, s)
+	if strings.Trim(s, ".") == "" {
+		s = strings.Repeat("-", len(s))
+	}
+	return s
 }
 
 // Writer passes Terminal's form of what is written to the writer beneath.

@@ -156,3 +156,25 @@ func looksNumeric(s string) bool {
 	}
 	return ok && strings.ContainsAny(s, "0123456789")
 }
+
+func TestFileName(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "memory_poison", "memory_poison"},
+		{"separators", "../../etc/passwd", "..-..-etc-passwd"},
+		{"backslash", `a\b`, "a-b"},
+		{"newline", "task\nname", "task-name"},
+		{"escape", "t\x1b]0;x\x07", "t-]0;x-"},
+		{"dot dot", "..", "--"},
+		{"dot", ".", "-"},
+		{"not UTF-8", "a\x9bb", "a-b"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sanitize.FileName(tc.in); got != tc.want {
+				t.Errorf("FileName(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
