@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/tasks"
 )
@@ -40,7 +41,12 @@ See docs/writing-a-task.md and docs/task-schema.md.`,
 				for _, v := range t.Variants {
 					vs = append(vs, fmt.Sprintf("%s (%s)", v.Name, v.Surface))
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, definedAt(t), t.Family(), t.Mode, strings.Join(vs, ", "), t.Description)
+				// One cell each: a task file's tab or newline would
+				// break the columns (the stdout sanitiser would
+				// leave them).
+				line := sanitize.Line
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", line(t.Name), line(definedAt(t)), line(string(t.Family())), line(string(t.Mode)),
+					line(strings.Join(vs, ", ")), line(t.Description))
 			}
 			return tw.Flush()
 		},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/sandbox"
@@ -49,9 +50,10 @@ type AgentInfo struct {
 }
 
 // TranscriptPath is the path of a run's transcript in the study folder
-// dir. A run id that could leave transcripts/ is an error.
+// dir. A run id that could leave transcripts/, or that holds a control
+// character (no file name killchain writes does), is an error.
 func TranscriptPath(dir, runID string) (string, error) {
-	if runID == "" || runID == "." || runID == ".." || strings.ContainsAny(runID, `/\`+"\x00") {
+	if runID == "" || runID == "." || runID == ".." || strings.ContainsAny(runID, `/\`) || strings.ContainsFunc(runID, unicode.IsControl) {
 		return "", fmt.Errorf("transcript: unsafe run id %q", runID)
 	}
 	return filepath.Join(dir, TranscriptsDir, runID+".json"), nil

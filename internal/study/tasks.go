@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/plural"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -43,7 +45,7 @@ func (d *decoder) decodeTasks(blocks []*hcl.Block) []fileAttackBlock {
 	}
 	var fileAttacks []fileAttackBlock
 	var own []*tasks.Task
-	inline := tasks.Origin{FS: os.DirFS(dir), File: d.study.File}
+	inline := tasks.DirOrigin(dir, d.study.File)
 	for _, b := range blocks {
 		if t := tasks.DecodeBlock(l, inline, d.study.Source, b); t != nil {
 			own = append(own, t)
@@ -70,12 +72,12 @@ func (d *decoder) decodeTasks(blocks []*hcl.Block) []fileAttackBlock {
 				continue
 			}
 			read = append(read, m)
-			src, err := os.ReadFile(m)
+			src, err := tasks.ReadTaskFile(m)
 			if err != nil {
-				l.Errorf(rng, "Cannot read task file", "read %s: %v.", m, err)
+				l.Errorf(rng, "Cannot read task file", "%v.", err)
 				continue
 			}
-			ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(m)), File: m}, src)
+			ts, diags := tasks.ParseFile(tasks.DirOrigin(filepath.Dir(m), m), src)
 			l.Add(diags)
 			own = append(own, ts...)
 			blocks, _ := attackBlocks(m, src) // ParseFile reported its syntax errors
@@ -126,9 +128,12 @@ func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Task, []fileAttackBlock,
 		return nil, nil, false
 	}
 	var fileAttacks []fileAttackBlock
+	// The folder's files are read through package rooted: a name in the
+	// manifest that leaves the folder, or a link in it, is refused.
+	folder := rooted.FS(dir)
 	for _, info := range m.Attacks {
 		p := filepath.Join(dir, filepath.FromSlash(info.File))
-		src, err := os.ReadFile(p)
+		src, err := fs.ReadFile(folder, info.File)
 		if err != nil {
 			l.Errorf(nil, "Missing attack definition", "The study folder %s ran attack %s from %s, which cannot be read: %v.", dir, info.Name, info.File, err)
 			continue
@@ -143,12 +148,12 @@ func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Task, []fileAttackBlock,
 			continue
 		}
 		p := filepath.Join(dir, filepath.FromSlash(info.File))
-		src, err := os.ReadFile(p)
+		src, err := fs.ReadFile(folder, info.File)
 		if err != nil {
 			l.Errorf(nil, "Missing task definition", "The study folder %s ran task %s from %s, which cannot be read: %v.", dir, info.Name, info.File, err)
 			continue
 		}
-		ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(p)), File: p}, src)
+		ts, diags := tasks.ParseFile(tasks.DirOrigin(filepath.Dir(p), p), src)
 		l.Add(diags)
 		own = append(own, ts...)
 	}
@@ -191,11 +196,11 @@ func LoadTasks(path string) ([]*tasks.Task, hcl.Diagnostics) {
 
 // loadTaskFile is LoadTasks, also returning the file's attack families.
 func loadTaskFile(path string) ([]*tasks.Task, []attacks.Family, hcl.Diagnostics) {
-	src, err := os.ReadFile(path)
+	src, err := tasks.ReadTaskFile(path)
 	if err != nil {
-		return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: fmt.Sprintf("read %s: %v", path, err)}}
+		return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: err.Error()}}
 	}
-	ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
+	ts, diags := tasks.ParseFile(tasks.DirOrigin(filepath.Dir(path), path), src)
 	ts = checkNames(&diags, ts)
 	// Its attack blocks, checked as a study that loads the file would.
 	d := &decoder{study: &Study{File: path}}
