@@ -225,6 +225,10 @@ type Grid struct {
 	// Attacker names the attacker block whose rounds follow the grid's
 	// attacks in every attacked cell; "" for none.
 	Attacker string
+	// Suites are the suites whose user tasks the grid crosses with their
+	// injection tasks (see suitegrid.go); UserTasks and Injections, when
+	// set, keep only those of them.
+	Suites, UserTasks, Injections []string
 }
 
 // Model returns a model by block name.
