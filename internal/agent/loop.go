@@ -61,6 +61,9 @@ type Config struct {
 	// observed with its shadow, which tells Relayed in a pipeline.
 	WorldTools map[string]bool
 	Shadowed   bool
+	// Script is handed to the model on every request (see Script): set on
+	// suite runs, for the scripted reference agents.
+	Script *Script
 
 	mcp    *mcpTools // the agent's MCP sessions, while it runs
 	shadow *string   // the shadow of the last call's result, for its observation
@@ -147,7 +150,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 				return res, err
 			}
 		}
-		reply, err := c.Model.Generate(ctx, Request{System: system, Messages: msgs, Tools: specs})
+		reply, err := c.Model.Generate(ctx, Request{System: system, Messages: msgs, Tools: specs, Script: c.Script})
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err()

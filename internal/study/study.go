@@ -31,7 +31,7 @@ const (
 var Providers = []string{ProviderScripted, ProviderOllama, ProviderOpenAI, ProviderAnthropic, ProviderDeepSeek, ProviderOpenAICompatible}
 
 // Policies lists the scripted reference agents' policies.
-var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier", "decoder", "literal", "averse", "user_framed",
+var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier", "decoder", "literal", "averse", "user_framed", "oracle",
 	"honest", "test_editor", "special_caser", "narrating_hacker", "silent_hacker"}
 
 // DefenseKinds lists the defense kinds a defense block may name.
