@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/killchain/killchain/internal/recount"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/local"
 	"github.com/killchain/killchain/tasks/suitetest"
 )
@@ -130,4 +132,35 @@ func TestSuiteReferenceAgents(t *testing.T) {
 	if len(res.Disagreements) > 0 || res.Runs == 0 {
 		t.Errorf("recount of %d runs: %+v", res.Runs, res.Disagreements)
 	}
+}
+
+// TestDockerSuite runs the suite in hardened containers, where the state
+// lives in the toolbox inside each sandbox, and checks that every run's
+// outcome is the local backend's.
+func TestDockerSuite(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	grid := func() *study.Grid {
+		return &study.Grid{Models: []string{"oracle", "compliant", "paraphraser"}, Conditions: []string{"plain", "hack"}}
+	}
+	s := suiteStudy(t, grid())
+	be := dockerBackend(ctx, t, func(o *docker.Options) { o.Fixtures = s.Tasks.Fixtures })
+	_, local := runSuite(t, suiteStudy(t, grid()), &local.Backend{Root: t.TempDir()})
+	out, inDocker := runSuite(t, s, be)
+	want := map[string]string{}
+	for _, r := range local {
+		want[r.Cell] = suiteOutcome(r)
+	}
+	for _, r := range inDocker {
+		if got := suiteOutcome(r); got != want[r.Cell] {
+			t.Errorf("%s: docker %s, local %s", r.Cell, got, want[r.Cell])
+		}
+	}
+	if len(inDocker) != len(local) || len(local) == 0 {
+		t.Errorf("%d runs in docker, %d locally", len(inDocker), len(local))
+	}
+	if res, err := recount.Study(out); err != nil || len(res.Disagreements) > 0 {
+		t.Errorf("recount: %v %+v", err, res.Disagreements)
+	}
+	checkNoContainers(ctx, t, be, "suite")
 }
