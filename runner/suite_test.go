@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/killchain/killchain/internal/export"
 	"github.com/killchain/killchain/internal/recount"
+	"github.com/killchain/killchain/internal/report"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/sandbox"
@@ -131,6 +133,14 @@ func TestSuiteReferenceAgents(t *testing.T) {
 	}
 	if len(res.Disagreements) > 0 || res.Runs == 0 {
 		t.Errorf("recount of %d runs: %+v", res.Runs, res.Disagreements)
+	}
+	// Every reader of a study folder takes suite runs (three roles,
+	// executed null) as they are.
+	if err := report.Write(out, report.Options{NoFigures: true}); err != nil {
+		t.Errorf("report: %v", err)
+	}
+	if _, err := export.Inspect(context.Background(), out, export.InspectOptions{Out: t.TempDir()}); err != nil {
+		t.Errorf("export: %v", err)
 	}
 }
 
