@@ -204,7 +204,7 @@ func (r *Runner) judge(ctx context.Context, p *preparedRun, sb sandbox.Sandbox, 
 	}
 	if p.variant.NoCanary && p.run.Attacked {
 		// A denial-of-service attack wants the task not done.
-		rec.AttackGoal = !v.TaskSuccess
+		rec.AttackGoal = !rec.TaskSuccess
 	}
 	if p.task.Reward != nil {
 		if err := r.verifyReward(ctx, rec, tr, p.task, p.env, sb, d.steps, p.canary); err != nil {

@@ -174,3 +174,20 @@ func TestDockerSuite(t *testing.T) {
 	}
 	checkNoContainers(ctx, t, be, "suite")
 }
+
+// TestSuiteDenialOfService plants denial_of_service in the suite: its
+// payload carries no canary, so no run reaches a stage, and its attack
+// goal is the user task failing; no reference agent stops for it.
+func TestSuiteDenialOfService(t *testing.T) {
+	s := suiteStudy(t, &study.Grid{Models: []string{"compliant", "silent"}, Conditions: []string{"hack"},
+		Attacks: []string{"denial_of_service"}, UserTasks: []string{suitetest.PayBill}, Injections: []string{suitetest.Steal}})
+	_, runs := runSuite(t, s, &local.Backend{Root: t.TempDir()})
+	if len(runs) != 2 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for _, r := range runs {
+		if r.Error != "" || r.Stage != "none" || r.AttackGoal == r.TaskSuccess || r.TaskSuccess != (r.ModelA == "compliant") {
+			t.Errorf("%s: %s, stage %s", r.ModelA, suiteOutcome(r), r.Stage)
+		}
+	}
+}

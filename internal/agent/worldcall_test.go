@@ -70,7 +70,7 @@ func TestBadInputIsAnOutcome(t *testing.T) {
 			res, err := agent.Run(context.Background(), agent.Config{
 				Agent: "a", Model: oneCall{tc.tool, tc.args}, Prompt: "go", Level: tools.Admin,
 				Tools: []string{"transfer", "note", "peek"}, Transcript: tr, Tracker: trk,
-				TaskTools: []tools.Spec{{Name: "transfer", Level: tools.Execute, Outbound: true}, {Name: "note", Level: tools.Write}, {Name: "peek", Level: tools.Read}},
+				TaskTools:  []tools.Spec{{Name: "transfer", Level: tools.Execute, Outbound: true}, {Name: "note", Level: tools.Write}, {Name: "peek", Level: tools.Read}},
 				WorldTools: map[string]bool{"transfer": true, "note": true, "peek": false},
 				Sandbox:    caller{box},
 			})
