@@ -112,10 +112,8 @@ type Counts struct {
 	// CalledExecuted counts Executed runs that called the payload-carrying
 	// tool (no_tool_call false): the numerator of CalledASR.
 	CalledExecuted int
-	// NoExecuted counts the runs where Executed does not apply (an
-	// injection whose effect carries no free text), and NoExecutedCalled
-	// those of them that called the payload-carrying tool: both are out of
-	// every Executed denominator.
+	// NoExecuted counts runs where Executed does not apply, NoExecutedCalled
+	// those that called the payload tool: out of every Executed denominator.
 	NoExecuted, NoExecutedCalled int
 	Contaminated                 int
 
