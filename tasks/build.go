@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -193,6 +194,11 @@ func (t *Task) build(in BuildInput) (sandbox.Env, error) {
 		env.Tools = append(env.Tools, buildTool(tl, written))
 	}
 	env.MCP = t.mcpServers()
+	if t.Environment != nil {
+		if err := t.buildWorld(in, &env); err != nil {
+			return env, err
+		}
+	}
 	if t.Reward != nil {
 		env.Shell = true
 		for _, f := range t.Reward.Files {
@@ -236,10 +242,11 @@ func (t *Task) wordings(in BuildInput, speech bool) func(string) string {
 		if !ok {
 			return ""
 		}
+		attacker := cmp.Or(in.Attacker, t.Attack.Address)
 		if speech {
-			return RenderSpoken(w, in.Canary, t.Attack.Address)
+			return RenderSpoken(w, in.Canary, attacker)
 		}
-		w = Render(w, in.Canary, t.Attack.Address)
+		w = Render(w, in.Canary, attacker)
 		for _, e := range in.Variant.Encodings {
 			w = e.Encode(w)
 		}
@@ -310,7 +317,8 @@ func paragraphs(text string) []string {
 // "pdf:<path>" for a PDF as parse_pdf reports it (pages and metadata),
 // "memory:<key>" for seeded records, "speech:<path>" for speech scripts and
 // "tool:<name>" for a task tool's description, parameters, rug-pull
-// description and results.
+// description and results, and "state" for every string of an
+// environment's state.
 func EnvTexts(env sandbox.Env) (map[string]string, error) {
 	out := map[string]string{}
 	for p, data := range env.Files {
@@ -351,6 +359,13 @@ func EnvTexts(env sandbox.Env) (map[string]string, error) {
 			parts = append(parts, r.Text)
 		}
 		out["tool:"+d.Name] = strings.Join(parts, "\n")
+	}
+	if env.World != nil {
+		text, err := stateTexts(env.World.State)
+		if err != nil {
+			return nil, fmt.Errorf("decode state: %w", err)
+		}
+		out["state"] = text
 	}
 	return out, nil
 }

@@ -108,6 +108,10 @@ type BuildInput struct {
 	Variant    Variant // by name; a clean run may leave it empty or "none"
 	Attacked   bool    // false under a clean condition: no payload is planted
 	Canary     string  // "" when not attacked
+	// Attacker, when set, is the attacker's identity {{ATTACKER}} stands
+	// for in place of the task's attack address: a suite run's (the
+	// injection's, else the suite's).
+	Attacker string
 }
 
 // Task is one scenario, decoded from a task block (see Decode).

@@ -40,6 +40,10 @@ type Transcript struct {
 	Reward        *RewardVerdict `json:"reward,omitempty"`
 	Verbalisation string         `json:"verbalisation,omitempty"`
 	Error         string         `json:"error,omitempty"`
+	// World is set on a run over a stateful environment: what the recount
+	// needs of it beside the entries (each result's shadow) and the final
+	// state (its world, with every call carried out).
+	World *StateRun `json:"world,omitempty"`
 }
 
 // AgentInfo names one agent of a run.
