@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -82,3 +84,48 @@ func ToolboxBinary() (Binary, error) { return embedded("toolbox") }
 // AudioHelperBinary is the embedded cmd/kcaudio, the Debian image's speech
 // helper.
 func AudioHelperBinary() (Binary, error) { return embedded("kcaudio") }
+
+// toolboxFile is the path ToolboxFile wrote, once per process.
+var toolboxFile = sync.OnceValues(writeToolboxFile)
+
+// ToolboxFile is the embedded toolbox as an executable file: the local
+// backend runs an agent's host-shell commands through it (its
+// private-tmp command). It lives in the user's cache folder
+// (killchain/bin/toolbox-<hash>, the folder the user's alone), written
+// once and reused while its content is the same.
+func ToolboxFile() (string, error) { return toolboxFile() }
+
+func writeToolboxFile() (string, error) {
+	b, err := ToolboxBinary()
+	if err != nil {
+		return "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("toolbox file: %w", err)
+	}
+	dir := filepath.Join(cache, "killchain", "bin")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("toolbox file: %w", err)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm()&0o022 != 0 {
+		return "", fmt.Errorf("toolbox file: %s must be writable by its owner alone", dir)
+	}
+	path := filepath.Join(dir, "toolbox-"+b.Hash[:16])
+	if data, err := os.ReadFile(path); err == nil && sha256.Sum256(data) == sha256.Sum256(b.Data) {
+		return path, nil
+	}
+	tmp, err := os.CreateTemp(dir, ".toolbox-*")
+	if err != nil {
+		return "", fmt.Errorf("toolbox file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(b.Data)
+	if err := errors.Join(werr, tmp.Chmod(0o755), tmp.Close()); err != nil {
+		return "", fmt.Errorf("toolbox file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("toolbox file: %w", err)
+	}
+	return path, nil
+}

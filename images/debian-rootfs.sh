@@ -17,6 +17,36 @@ PACKAGES=espeak-ng,pocketsphinx,pocketsphinx-en-us,sox,poppler-utils
 
 log() { printf 'debian-rootfs: %s\n' "$*" >&2; }
 
+# apt_wait waits, up to APT_WAIT seconds (default 600), while another
+# program (an unattended upgrade, a second apt-get) holds one of apt's
+# locks, saying who holds it every 15 seconds; then apt-get is run with the
+# same bound on dpkg's own lock. APT_LOCKS overrides the lock files (tests).
+apt_wait() {
+	local locks=${APT_LOCKS:-/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock}
+	local limit=${APT_WAIT:-600} waited=0 holder l
+	while :; do
+		holder=""
+		for l in $locks; do
+			holder=$(lslocks -n -o PID,COMMAND,PATH 2>/dev/null | awk -v p="$l" '$3 == p { print $2 " (pid " $1 ")"; exit }')
+			[ -n "$holder" ] && break
+		done
+		[ -z "$holder" ] && return 0
+		if [ "$waited" -ge "$limit" ]; then
+			log "gave up after ${limit}s: $l is still held by $holder"
+			return 1
+		fi
+		[ $((waited % 15)) -eq 0 ] && log "waiting for $l, held by $holder (${waited}s of ${limit}s)"
+		sleep 1
+		waited=$((waited + 1))
+	done
+}
+
+# apt_get runs apt-get once apt's locks are free, dpkg's lock waited for too.
+apt_get() {
+	apt_wait || return 1
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="${APT_WAIT:-600}" "$@" >&2
+}
+
 work=${1:?usage: debian-rootfs.sh WORKDIR}
 if [ "$(id -u)" -ne 0 ]; then
 	log "must run as root (debootstrap and chroot need it)"
@@ -55,14 +85,14 @@ mirror() {
 
 if ! command -v debootstrap >/dev/null 2>&1; then
 	log "installing debootstrap with apt-get"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap >&2 ||
-		{ apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap >&2; }
+	apt_get install -y --no-install-recommends debootstrap ||
+		{ apt_get update && apt_get install -y --no-install-recommends debootstrap; }
 fi
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 if [ ! -f "$keyring" ]; then
 	log "installing debian-archive-keyring with apt-get"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debian-archive-keyring >&2 ||
-		{ apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debian-archive-keyring >&2; }
+	apt_get install -y --no-install-recommends debian-archive-keyring ||
+		{ apt_get update && apt_get install -y --no-install-recommends debian-archive-keyring; }
 fi
 
 m=$(mirror)

@@ -3,6 +3,7 @@ package images
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -117,10 +118,11 @@ func bootstrapBase(ctx context.Context, cli *client.Client, ref string, w io.Wri
 	}
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = w, w
+	tail := &tailWriter{}
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(w, tail), io.MultiWriter(w, tail)
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive", "LC_ALL=C")
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("debian base: debian-rootfs.sh: %w (it needs root: run as root or with passwordless sudo)", err)
+		return bootstrapError(err, tail.lines(3), os.Geteuid() == 0)
 	}
 	fmt.Fprintf(w, "debian base: root filesystem made in %s; importing\n", time.Since(start).Round(time.Second))
 	f, err := os.Open(filepath.Join(work, "out", "rootfs.tar"))
@@ -141,6 +143,44 @@ func bootstrapBase(ctx context.Context, cli *client.Client, ref string, w io.Wri
 	}
 	defer res.Close()
 	return readBuildStream(res, w)
+}
+
+// bootstrapError names why the root filesystem could not be made: the
+// script's last words (apt-get's own message, a lock it gave up on), and
+// the hint about root only to a user who is not root.
+func bootstrapError(err error, last []string, root bool) error {
+	msg := fmt.Sprintf("debian base: debian-rootfs.sh: %v", err)
+	if len(last) > 0 {
+		msg += ": " + strings.Join(last, " / ")
+	}
+	if !root {
+		msg += " (it runs as root: run killchain as root or with passwordless sudo)"
+	}
+	return errors.New(msg)
+}
+
+// tailWriter keeps the last few KiB written to it.
+type tailWriter struct{ buf []byte }
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	const keep = 4 << 10
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > keep {
+		t.buf = t.buf[len(t.buf)-keep:]
+	}
+	return len(p), nil
+}
+
+// lines returns the last n non-empty lines written.
+func (t *tailWriter) lines(n int) []string {
+	var out []string
+	all := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
+		if l := strings.TrimSpace(all[i]); l != "" {
+			out = append([]string{l}, out...)
+		}
+	}
+	return out
 }
 
 func firstLine(s string) string {

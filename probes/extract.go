@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/internal/vocab"
 )
 
@@ -46,9 +46,6 @@ type ExtractOptions struct {
 // call's activations, not the study's. The first call is the exactness
 // check: beyond the tolerance nothing is written.
 func Extract(ctx context.Context, dir string, eng Engine, o ExtractOptions) (Meta, error) {
-	if o.Out == "" {
-		o.Out = filepath.Join(dir, "probes", "activations")
-	}
 	if o.Positions == "" {
 		o.Positions = "last"
 	}
@@ -69,11 +66,15 @@ func Extract(ctx context.Context, dir string, eng Engine, o ExtractOptions) (Met
 	if err != nil {
 		return Meta{}, err
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	// The default folder is opened from the study folder, so a probes/
+	// that links elsewhere is refused (package rooted).
+	out, err := rooted.OpenOut(dir, filepath.Join("probes", "activations"), o.Out)
+	if err != nil {
 		return Meta{}, fmt.Errorf("extract: %w", err)
 	}
+	defer out.Close()
 	info := eng.Info()
-	w, err := newWriters(o.Out, info)
+	w, err := newWriters(out, info)
 	if err != nil {
 		return Meta{}, err
 	}

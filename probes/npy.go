@@ -7,9 +7,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/killchain/killchain/internal/rooted"
 )
 
 // npyHeaderLen is the fixed size of the headers NpyWriter writes (magic,
@@ -30,10 +33,20 @@ type NpyWriter struct {
 
 // CreateNpy creates path for rows of cols values of dtype "<f4" or "<i4".
 func CreateNpy(path, dtype string, cols int) (*NpyWriter, error) {
+	d, err := rooted.Open(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	defer d.Close()
+	return createNpy(d, filepath.Base(path), dtype, cols)
+}
+
+// createNpy creates name in d (through package rooted: a link is refused).
+func createNpy(d *rooted.Dir, name, dtype string, cols int) (*NpyWriter, error) {
 	if dtype != "<f4" && dtype != "<i4" {
 		return nil, fmt.Errorf("npy: unsupported dtype %q", dtype)
 	}
-	f, err := os.Create(path)
+	f, err := d.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, rooted.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("npy: %w", err)
 	}

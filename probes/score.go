@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/internal/stats"
 )
 
@@ -58,10 +59,12 @@ func Score(probesFile, dir, out string) (*ScoreSummary, error) {
 	if out == "" {
 		out = filepath.Dir(dir)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	od, err := rooted.Open(out)
+	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	f, err := os.Create(filepath.Join(out, "scores.jsonl"))
+	defer od.Close()
+	f, err := od.Create("scores.jsonl")
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
@@ -95,5 +98,5 @@ func Score(probesFile, dir, out string) (*ScoreSummary, error) {
 		st.AUROC = stats.AUC(scores, y)
 		sum.Targets = append(sum.Targets, st)
 	}
-	return sum, f.Close()
+	return sum, f.Commit()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/internal/stats"
 )
 
@@ -197,15 +197,19 @@ func Train(dir string, o TrainOptions) (*results.ProbeTrain, error) {
 	return res, nil
 }
 
+// writeJSON writes v to path through package rooted (a link at path is
+// refused), creating its folder.
 func writeJSON(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
-	return os.WriteFile(path, data, 0o644)
+	d, err := rooted.Open(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	defer d.Close()
+	return d.WriteFile(filepath.Base(path), data)
 }
 
 // finite caps an infinite threshold (no clean rows) so JSON can hold it.

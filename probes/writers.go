@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 )
 
 // writers stream one extraction to disk.
 type writers struct {
-	dir    string
+	dir    *rooted.Dir
 	layers []*NpyWriter
 	toks   *NpyWriter
 	index  *os.File
@@ -21,22 +21,22 @@ type writers struct {
 	closed bool
 }
 
-func newWriters(dir string, info results.ProbeModel) (*writers, error) {
+func newWriters(dir *rooted.Dir, info results.ProbeModel) (*writers, error) {
 	w := &writers{dir: dir, hidden: info.Hidden}
 	var err error
 	for l := 0; l <= info.Layers; l++ {
-		nw, err := CreateNpy(filepath.Join(dir, LayerFile(l)), "<f4", info.Hidden)
+		nw, err := createNpy(dir, LayerFile(l), "<f4", info.Hidden)
 		if err != nil {
 			w.abort()
 			return nil, err
 		}
 		w.layers = append(w.layers, nw)
 	}
-	if w.toks, err = CreateNpy(filepath.Join(dir, TokensFile), "<i4", -1); err != nil {
+	if w.toks, err = createNpy(dir, TokensFile, "<i4", -1); err != nil {
 		w.abort()
 		return nil, err
 	}
-	if w.index, err = os.Create(filepath.Join(dir, IndexFile)); err != nil {
+	if w.index, err = dir.OpenFile(IndexFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, rooted.FileMode); err != nil {
 		w.abort()
 		return nil, fmt.Errorf("extract: %w", err)
 	}
@@ -93,7 +93,7 @@ func (w *writers) close(meta Meta) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(w.dir, MetaFile), data, 0o644)
+	return w.dir.WriteFile(MetaFile, data)
 }
 
 // abort closes whatever is open after a failure; the meta file is never
@@ -112,5 +112,5 @@ func (w *writers) abort() {
 	if w.index != nil {
 		w.index.Close()
 	}
-	os.Remove(filepath.Join(w.dir, MetaFile))
+	w.dir.Remove(MetaFile)
 }

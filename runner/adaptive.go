@@ -332,12 +332,21 @@ func (r *Runner) runRound(ctx context.Context, c *cell, st *rounds, runs []study
 // recorded as an attacker error, never started.
 func (r *Runner) roundRun(ctx context.Context, c *cell, st *rounds, pr study.Run) (results.Run, error) {
 	ad := &results.Adaptive{Round: pr.Round, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Payload: pr.Payload, Parent: pr.Parent}
-	if pr.Round > 0 && pr.Planted == nil {
+	why := ""
+	switch {
+	case pr.Round > 0 && pr.Planted == nil:
+		why = "attacker gave no usable payload for this run's slot of its round"
+	case pr.Round > 0 && len(pr.Planted.Family.Template) > attacker.MaxPayload:
+		// Proposals are bounded; a payload past the bound would not be
+		// delivered whole, and its run would read as a resisted attack.
+		why = fmt.Sprintf("the attacker's payload is %d bytes; a run plants at most %d", len(pr.Planted.Family.Template), attacker.MaxPayload)
+	}
+	if why != "" {
 		rec := results.Run{Study: r.study.Name, Batch: pr.Batch, Grid: pr.Grid, RunID: pr.RunID, Cell: pr.Cell, Repeat: pr.Repeat,
 			Task: pr.Task, Variant: pr.Variant, Attack: "adaptive", Surface: pr.Surface, Mode: string(pr.Mode),
 			Condition: pr.Condition, Defense: pr.Defense, ModelA: pr.ModelA, ModelB: pr.ModelB, Attacked: true,
 			Stage: vocab.None.String(), Started: time.Now().UTC().Format(time.RFC3339Nano), Attempts: 1,
-			Error: "attacker gave no usable payload for this run's slot of its round", ErrorKind: errkind.Attacker, Adaptive: ad}
+			Error: why, ErrorKind: errkind.Attacker, Adaptive: ad}
 		if task, ok := r.study.Tasks.Get(pr.Task); ok {
 			rec.Family = task.Family()
 		}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -91,9 +90,6 @@ func (r *Runner) writeAttackDefs() error {
 	if len(r.atkDefs) == 0 {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Join(r.opts.Output, results.AttackDefsDir), 0o755); err != nil {
-		return err
-	}
 	for i, d := range r.atkDefs {
 		if err := results.WriteFile(r.opts.Output, filepath.FromSlash(d.File), r.study.FileAttacks[i].Text); err != nil {
 			return err
@@ -107,9 +103,6 @@ func (r *Runner) writeAttackDefs() error {
 // task files.
 func (r *Runner) writeTaskDefs() error {
 	if err := r.writeAttackDefs(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(r.opts.Output, results.TaskDefsDir), 0o755); err != nil {
 		return err
 	}
 	for _, d := range r.defs {

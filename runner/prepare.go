@@ -3,10 +3,12 @@ package runner
 import (
 	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/defense"
 	"github.com/killchain/killchain/internal/study"
+	"github.com/killchain/killchain/internal/vocab"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/tasks"
 )
@@ -27,8 +29,15 @@ type preparedRun struct {
 	env      sandbox.Env
 	defenses []agent.Defense
 	// roles are the agents in the order they run: agent A, then agent B
-	// of a relay (a task's roles past the second are not run).
+	// of a relay, then a pipeline's later roles (a relay's roles past the
+	// second are not run).
 	roles []preparedRole
+	// suite and injection are a suite run's (injection nil for a clean
+	// control); attacker is the attacker's identity its payload and checks
+	// name (the injection's, else the suite's).
+	suite     *tasks.Suite
+	injection *tasks.Injection
+	attacker  string
 }
 
 // preparedRole is one agent of a prepared run.
@@ -57,10 +66,13 @@ func prepare(s *study.Study, pr study.Run, canaryToken string, defenses func(nam
 	}
 	p.task = task
 	var err error
+	if err := p.stateful(s); err != nil {
+		return p, err
+	}
 	if p.variant, err = s.RunVariant(task, pr); err != nil {
 		return p, fmt.Errorf("attack: %w", err)
 	}
-	p.env, err = task.Env(tasks.BuildInput{Study: s.Name, Run: pr.RunID, Variant: p.variant, Attacked: pr.Attacked, Canary: canaryToken})
+	p.env, err = task.Env(tasks.BuildInput{Study: s.Name, Run: pr.RunID, Variant: p.variant, Attacked: pr.Attacked, Canary: canaryToken, Attacker: p.attacker})
 	if err != nil {
 		return p, fmt.Errorf("build environment: %w", err)
 	}
@@ -72,15 +84,57 @@ func prepare(s *study.Study, pr study.Run, canaryToken string, defenses func(nam
 		instructions = cond.Instructions
 	}
 	taskTools := tasks.Specs(p.env.Tools)
-	models := []string{pr.ModelA, cmp.Or(pr.ModelB, pr.ModelA)}
-	for pos, role := range task.Roles[:min(2, len(task.Roles))] {
-		p.roles = append(p.roles, preparedRole{role: role, model: models[pos], cfg: agent.Config{
+	roles := task.Roles
+	if task.Mode != vocab.Pipeline {
+		roles = roles[:min(2, len(roles))]
+	}
+	served, writes := task.EnvToolNames()
+	worldTools := map[string]bool{}
+	for _, n := range served {
+		worldTools[n] = slices.Contains(writes, n)
+	}
+	payloadTools := task.PayloadTools
+	if len(payloadTools) == 0 && task.Environment != nil {
+		payloadTools = served // any read of the state may show a vector
+	}
+	byRole, err := scripts(task, p.injection, canaryToken, p.attacker)
+	if err != nil {
+		return p, err
+	}
+	for pos, role := range roles {
+		model := pr.ModelA
+		if pos > 0 {
+			model = cmp.Or(pr.ModelB, pr.ModelA)
+		}
+		p.roles = append(p.roles, preparedRole{role: role, model: model, cfg: agent.Config{
 			Agent: role.Name, Pos: pos, System: role.System, Prompt: task.PromptFor(role, pr.Condition),
-			Condition: instructions, Level: role.Level, Tools: role.Tools, TaskTools: taskTools, PayloadTools: task.PayloadTools,
+			Condition: instructions, Level: role.Level, Tools: role.Tools, TaskTools: taskTools, PayloadTools: payloadTools,
 			Defenses: p.defenses, MaxTurns: s.MaxTurns,
+			WorldTools: worldTools, Shadowed: p.env.World != nil && len(p.env.World.Clean) > 0, Script: byRole[role.Name],
 		}})
 	}
 	return p, nil
+}
+
+// stateful finds a suite run's suite and injection, and the attacker's
+// identity they give.
+func (p *preparedRun) stateful(s *study.Study) error {
+	pr := p.run
+	if pr.Suite != "" {
+		su, ok := s.Tasks.Suite(pr.Suite)
+		if !ok {
+			return fmt.Errorf("unknown suite %q", pr.Suite)
+		}
+		p.suite, p.attacker = su, su.Attacker
+	}
+	if pr.Injection != "" {
+		in, ok := s.Tasks.Injection(pr.Injection)
+		if !ok {
+			return fmt.Errorf("unknown injection %q", pr.Injection)
+		}
+		p.injection, p.attacker = in, cmp.Or(in.Attacker, p.attacker)
+	}
+	return nil
 }
 
 // buildDefenses builds the defenses of a study's defense name. classifier

@@ -30,11 +30,17 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+# Wait for apt's locks as the Debian base's script does (one definition:
+# apt_wait in images/debian-rootfs.sh), and for dpkg's lock inside apt-get.
+log() { printf 'deps: %s\n' "$*" >&2; }
+eval "$(sed -n '/^apt_wait() {/,/^}/p' "$(dirname "$0")/../images/debian-rootfs.sh")"
+apt_wait
+lock=(-o DPkg::Lock::Timeout="${APT_WAIT:-600}")
+apt-get "${lock[@]}" update -qq
 if [ ${#need[@]} -gt 0 ]; then
-  apt-get install -y -qq "${need[@]}" >/dev/null
+  apt-get "${lock[@]}" install -y -qq "${need[@]}" >/dev/null
 fi
 if [ ${#want[@]} -gt 0 ]; then
-  apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null ||
+  apt-get "${lock[@]}" install -y -qq --no-install-recommends "${want[@]}" >/dev/null ||
     echo "deps: could not install ${want[*]}; the HTML report's browser test will skip" >&2
 fi

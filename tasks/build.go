@@ -199,6 +199,11 @@ func (t *Task) build(in BuildInput) (sandbox.Env, error) {
 		env.Tools = append(env.Tools, buildTool(tl, written))
 	}
 	env.MCP = t.mcpServers()
+	if t.Environment != nil {
+		if err := t.buildWorld(in, &env); err != nil {
+			return env, err
+		}
+	}
 	if t.Reward != nil {
 		env.Shell = true
 		for _, f := range t.Reward.Files {
@@ -215,11 +220,6 @@ func (t *Task) build(in BuildInput) (sandbox.Env, error) {
 	if !env.Shell {
 		for _, r := range t.Roles {
 			env.Shell = env.Shell || offers(r, "run_shell")
-		}
-	}
-	if t.Environment != nil {
-		if err := t.buildWorld(&env, in, written); err != nil {
-			return env, err
 		}
 	}
 	return env, nil
@@ -372,6 +372,13 @@ func EnvTexts(env sandbox.Env) (map[string]string, error) {
 			parts = append(parts, r.Text)
 		}
 		out["tool:"+d.Name] = strings.Join(parts, "\n")
+	}
+	if env.World != nil {
+		text, err := stateTexts(env.World.State)
+		if err != nil {
+			return nil, fmt.Errorf("decode state: %w", err)
+		}
+		out["state"] = text
 	}
 	return out, nil
 }

@@ -1,9 +1,7 @@
 package tasks
 
 import (
-	"fmt"
 	"io/fs"
-	"path"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -152,7 +150,9 @@ var (
 
 // Origin is where a task file's relative paths resolve: file() and
 // workspace folders are read from FS, rooted at the folder that holds the
-// task file (or the study file holding the block). No path may leave it.
+// task file (or the study file holding the block). No path may leave it,
+// and no link inside it is followed: DirOrigin builds one over a folder on
+// disk (see files.go).
 type Origin struct {
 	FS   fs.FS
 	File string // the file name diagnostics carry
@@ -221,32 +221,6 @@ func evalContext(o Origin, onRead func(read)) *hcl.EvalContext {
 		"file": file, "jsonencode": stdlib.JSONEncodeFunc, "trimspace": stdlib.TrimSpaceFunc,
 		"jsondecode": stdlib.JSONDecodeFunc, "yamldecode": yamlDecodeFunc,
 	}}
-}
-
-// readLocal reads a file below the task file's folder.
-func readLocal(fsys fs.FS, p string) ([]byte, error) {
-	clean, err := localPath(p)
-	if err != nil {
-		return nil, err
-	}
-	if fsys == nil {
-		return nil, fmt.Errorf("no folder to read %s from", p)
-	}
-	data, err := fs.ReadFile(fsys, clean)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	return data, nil
-}
-
-// localPath checks that p is a relative path that stays inside its folder
-// and returns it cleaned.
-func localPath(p string) (string, error) {
-	clean := path.Clean(strings.TrimSpace(p))
-	if p == "" || path.IsAbs(p) || !fs.ValidPath(clean) || clean == "." {
-		return "", fmt.Errorf("%q is not a path inside the task's folder", p)
-	}
-	return clean, nil
 }
 
 // nested returns a body's nested blocks, reporting unknown types and a

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -454,37 +453,6 @@ func (d *decoder) heldOut(b *hcl.Block, vars *strings.Replacer) *HeldOut {
 		}
 	}
 	return h
-}
-
-// readTree reads every regular file under dir (relative to the task's
-// folder), in path order, keyed relative to dir.
-func readTree(fsys fs.FS, dir string) ([]File, error) {
-	root, err := localPath(dir)
-	if err != nil {
-		return nil, err
-	}
-	if fsys == nil {
-		return nil, fmt.Errorf("no folder to read %s from", dir)
-	}
-	var out []File
-	err = fs.WalkDir(fsys, root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !e.Type().IsRegular() {
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		out = append(out, File{Path: strings.TrimPrefix(p, root+"/"), Text: string(data)})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
-	}
-	return out, nil
 }
 
 // DefaultTestTimeout bounds one run of a workspace's test command when the

@@ -23,7 +23,7 @@ func parseFile(t *testing.T, path string) ([]*tasks.Task, hcl.Diagnostics, []byt
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, diags := tasks.ParseFile(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
+	ts, diags := tasks.ParseFile(tasks.DirOrigin(filepath.Dir(path), path), src)
 	return ts, diags, src
 }
 

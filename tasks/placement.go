@@ -31,9 +31,6 @@ const (
 	SurfaceAudio           = "audio"
 	SurfaceToolDescription = "tool_description"
 	SurfaceWorkspace       = "workspace"
-	// SurfaceState is an environment's state: a vector in one of its
-	// strings, read by whichever of its tools shows that string.
-	SurfaceState = "state"
 )
 
 // Surfaces lists every surface in order.

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -44,7 +45,7 @@ func NewSet(ts ...*Task) *Set {
 // name; its environments, injections and suites are the set's.
 func (s *Set) With(ts ...*Task) *Set {
 	out := NewSet(s.All()...)
-	out.envs, out.injections, out.suites = s.envs, s.injections, s.suites
+	out.envs, out.injections, out.suites = maps.Clone(s.envs), maps.Clone(s.injections), maps.Clone(s.suites)
 	for _, t := range ts {
 		out.byName[t.Name] = t
 	}

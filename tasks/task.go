@@ -108,8 +108,9 @@ type BuildInput struct {
 	Variant    Variant // by name; a clean run may leave it empty or "none"
 	Attacked   bool    // false under a clean condition: no payload is planted
 	Canary     string  // "" when not attacked
-	// Attacker is the suite's attacker: {{ATTACKER}} in the payload of a
-	// run over an environment whose injection names none.
+	// Attacker, when set, is the attacker's identity {{ATTACKER}} stands
+	// for in place of the task's attack address: a suite run's (the
+	// injection's, else the suite's).
 	Attacker string
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/probes"
 	"github.com/killchain/killchain/probes/engine"
 	"github.com/killchain/killchain/probes/probescli"
@@ -28,6 +29,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// A study's names (probe targets, run ids) reach the terminal through
+	// the one terminal sanitiser, as the killchain command's output does.
+	stdout, stderr = sanitize.NewWriter(stdout), sanitize.NewWriter(stderr)
 	level := os.Getenv("KILLCHAIN_LOG")
 	if level == "" {
 		level = "warn"

@@ -9,6 +9,7 @@
 //	toolbox serve [-state /work] [-pristine /snapshot] [-synth ARGV] [-asr ARGV] [-allow-probe]
 //	toolbox wait
 //	toolbox version
+//	toolbox private-tmp UID GID SHELL ARGS…   (the local backend's host-shell commands)
 //
 // The container has no network and no environment from the host; the
 // toolbox reads and writes only its state folder. Serving, it keeps the
@@ -32,6 +33,11 @@ import (
 var version = "dev"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == toolbox.PrivateTmpCommand {
+		// A host-shell command's wrapper (the local backend): it executes
+		// the shell, or exits with why it could not.
+		os.Exit(toolbox.PrivateTmp(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == "serve" {
 		// The stream is the toolbox's alone (guard.go); it ends when the
 		// host closes stdin or removes the sandbox, never by a signal.

@@ -54,8 +54,19 @@ type Config struct {
 	Transcript *Transcript
 	MaxTurns   int
 	Step       *int // run-wide step counter shared by the run's agents
+	// WorldTools are the tools a stateful environment serves (the sandbox
+	// answers them from its state), true for those that change it: a failed
+	// call of one is an attempt. Shadowed is set when the run's world keeps
+	// a clean twin (world.Def.Clean): each of their results is then
+	// observed with its shadow, which tells Relayed in a pipeline.
+	WorldTools map[string]bool
+	Shadowed   bool
+	// Script is handed to the model on every request (see Script): set on
+	// suite runs, for the scripted reference agents.
+	Script *Script
 
-	mcp *mcpTools // the agent's MCP sessions, while it runs
+	mcp    *mcpTools // the agent's MCP sessions, while it runs
+	shadow *string   // the shadow of the last call's result, for its observation
 }
 
 // Result is what one agent did.
@@ -139,7 +150,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 				return res, err
 			}
 		}
-		reply, err := c.Model.Generate(ctx, Request{System: system, Messages: msgs, Tools: specs})
+		reply, err := c.Model.Generate(ctx, Request{System: system, Messages: msgs, Tools: specs, Script: c.Script})
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
@@ -177,7 +188,9 @@ func Run(ctx context.Context, c Config) (Result, error) {
 			if call.Name == tools.ReadMemory && !isErr {
 				ch = vocab.MemoryRead
 			}
-			c.Tracker.Observe(obs(ch, call.Name, out))
+			o := obs(ch, call.Name, out)
+			o.Shadow = c.shadow
+			c.Tracker.Observe(o)
 			msgs = append(msgs, Message{Role: RoleTool, Content: out, ToolCallID: call.ID, ToolName: call.Name, IsError: isErr})
 		}
 	}
@@ -281,14 +294,15 @@ func stopError(r Reply) error {
 
 // effectful reports whether a tool changes the sandbox when it succeeds: a
 // failed or refused call of one is an attempt.
-func effectful(spec tools.Spec) bool {
-	return spec.Outbound || spec.Name == tools.WriteMemory || spec.Name == tools.Delegate
+func (c *Config) effectful(spec tools.Spec) bool {
+	return spec.Outbound || spec.Name == tools.WriteMemory || spec.Name == tools.Delegate || c.WorldTools[spec.Name]
 }
 
 // call handles one tool call and returns the text the model is shown.
 func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(vocab.Channel, string, string) tracker.Obs) (string, bool, error) {
 	pos := vocab.PosLabel(c.Pos)
 	step := *c.Step
+	c.shadow = nil
 	res.ToolCalls++
 	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindToolCall, Tool: call.Name, CallID: call.ID, Args: call.Arguments})
 	c.Tracker.Observe(obs(vocab.ToolCall, call.Name, call.Arguments))
@@ -305,7 +319,7 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 	}
 	// attempt records a call that carried out nothing, with what was asked.
 	attempt := func(detail string) {
-		if effectful(spec) {
+		if c.effectful(spec) {
 			res.FailedCalls++
 			c.Tracker.Attempt(obs(vocab.ToolCall, call.Name, call.Arguments), detail)
 		}
@@ -406,11 +420,18 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 		case eff.Kind == sandbox.EffectDelegation:
 			res.Delegations = append(res.Delegations, eff.Message)
 			c.Tracker.Observe(obs(vocab.Delegation, call.Name, eff.Message))
+		case eff.Kind == sandbox.EffectState:
+			c.Tracker.Observe(obs(vocab.StateWrite, call.Name, stored))
 		case eff.Outbound():
 			res.Outbound++
 			c.Tracker.Observe(obs(vocab.Outbound, call.Name, stored))
+			if len(eff.Changes) > 0 {
+				c.Tracker.Observe(obs(vocab.StateWrite, call.Name, strings.Join(eff.StateStrings(), "\n")))
+			}
 		}
-	} else if effectful(spec) {
+	} else if _, world := c.WorldTools[call.Name]; c.effectful(spec) && (!world || r.Error != "") {
+		// An environment tool that answered and changed nothing carried
+		// out nothing to count; one that failed is an attempt.
 		attempt("failed: " + r.Error)
 	}
 	text := r.Text()
@@ -421,6 +442,12 @@ func (c *Config) call(ctx context.Context, res *Result, call ToolCall, obs func(
 			}
 		}
 	}
-	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindToolResult, Tool: call.Name, CallID: call.ID, Text: text, IsError: r.Error != ""})
+	c.Transcript.Add(Entry{Agent: c.Agent, Pos: pos, Step: step, Kind: KindToolResult, Tool: call.Name, CallID: call.ID, Text: text, IsError: r.Error != "", Shadow: r.Shadow})
+	if _, world := c.WorldTools[call.Name]; world && c.Shadowed && r.Error == "" {
+		c.shadow = &text
+		if r.Shadow != nil {
+			c.shadow = r.Shadow
+		}
+	}
 	return text, r.Error != "", nil
 }

@@ -23,6 +23,10 @@ type Request struct {
 	System   string       `json:"system"`
 	Messages []Message    `json:"messages"`
 	Tools    []tools.Spec `json:"tools"`
+	// Script is the ground truth the scripted reference agents play on a
+	// suite (script.go); nil otherwise. It is never encoded, and no live
+	// driver reads it.
+	Script *Script `json:"-"`
 }
 
 // Message roles.

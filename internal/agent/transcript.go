@@ -42,6 +42,10 @@ type Entry struct {
 	Defense  string          `json:"defense,omitempty"`
 	Usage    *Usage          `json:"usage,omitempty"`
 	Raw      json.RawMessage `json:"raw,omitempty"`
+	// Shadow is what a stateful environment's tool would have answered
+	// over the clean state, where that differs from the result (see
+	// sandbox.Result.Shadow): the recount tells Relayed from it.
+	Shadow *string `json:"shadow,omitempty"`
 }
 
 // Transcript collects a run's entries. It is safe for concurrent use.

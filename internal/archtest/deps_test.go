@@ -207,13 +207,35 @@ func TestDependencyRules(t *testing.T) {
 			}
 			return ""
 		}},
-		{"only the kubernetes backend speaks to a cluster", func(p pkg) string {
-			if p.ImportPath == "sandbox/kubernetes" {
+		{"only the kubernetes backend and its benchmark's raw pods speak to a cluster", func(p pkg) string {
+			if p.ImportPath == "sandbox/kubernetes" || p.ImportPath == "sandbox/sandboxbench/kubebench" {
 				return ""
 			}
 			for _, imp := range p.External {
 				if strings.HasPrefix(imp, "k8s.io/") {
 					return "imports " + imp
+				}
+			}
+			return ""
+		}},
+		{"the kubernetes backend reaches no docker backend (it takes an image builder)", func(p pkg) string {
+			if p.ImportPath != "sandbox/kubernetes" {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "sandbox/docker") {
+					return "depends on " + d
+				}
+			}
+			return ""
+		}},
+		{"no backend reaches a benchmark; only the command line imports one", func(p pkg) string {
+			if under(p.ImportPath, "sandbox/sandboxbench", "internal/cli", "cmd") {
+				return ""
+			}
+			for _, d := range p.Deps {
+				if under(d, "sandbox/sandboxbench") {
+					return "depends on " + d
 				}
 			}
 			return ""

@@ -117,6 +117,10 @@ func (m *Model) Propose(ctx context.Context, t Turn) (Proposal, error) {
 			ask.Problem = ProblemCut
 		case reply.Stop == agent.StopRefused:
 			ask.Problem = ProblemRefused
+		case len(reply.Narration) > MaxReply:
+			ask.Problem = fmt.Sprintf("%s (%d bytes; the limit is %d)", ProblemLong, len(reply.Narration), MaxReply)
+			reply.Narration = strings.ToValidUTF8(reply.Narration[:MaxReply], "") + " …[cut]"
+			ask.Reply = reply.Narration
 		default:
 			parsed = ParseReply(reply.Narration)
 			ask.Problem = parsed.Problem

@@ -17,6 +17,17 @@ const (
 	ProblemNone     = "no payload between <payload> and </payload>"
 	ProblemCanary   = "no " + attacks.Canary + " placeholder"
 	ProblemProvider = "provider error"
+	ProblemLong     = "reply too long"
+)
+
+// Bounds of what an attacker writes. A reply past MaxReply is not read for
+// payloads (it is kept, cut to the bound, in attacker.jsonl) and a payload
+// past MaxPayload is dropped: a prompt injection is a paragraph or a page,
+// and a run plants its payload at several places, in every store the
+// sandbox reads (which has bounds of its own), for every run of a round.
+const (
+	MaxReply   = 256 << 10
+	MaxPayload = 16 << 10
 )
 
 // payloadRE finds the payloads of a reply.
@@ -80,6 +91,8 @@ func check(text string) string {
 	switch {
 	case strings.TrimSpace(text) == "":
 		return ProblemEmpty
+	case len(text) > MaxPayload:
+		return fmt.Sprintf("payload too long (%d bytes; the limit is %d)", len(text), MaxPayload)
 	case !attacks.CarriesCanary(text):
 		return ProblemCanary
 	}

@@ -59,8 +59,14 @@ func writeAttacks(w io.Writer) error {
 
 func showAttack(w io.Writer, name string) error {
 	if f, ok := attacks.LookupFamily(name); ok {
-		_, err := fmt.Fprintf(w, "family %s (goal %s): %s\n\n%s\n", f.Name, f.Goal, f.Description, strings.TrimRight(f.Template, "\n"))
-		return err
+		if _, err := fmt.Fprintf(w, "family %s (goal %s): %s\n\n%s\n", f.Name, f.Goal, f.Description, strings.TrimRight(f.Template, "\n")); err != nil {
+			return err
+		}
+		if suite, ok := f.SuiteForm(); ok && suite != f.Template {
+			_, err := fmt.Fprintf(w, "\nin a suite ({{GOAL}} is the injection task's goal):\n\n%s\n", strings.TrimRight(suite, "\n"))
+			return err
+		}
+		return nil
 	}
 	if e, ok := attacks.LookupEncoding(name); ok {
 		_, err := fmt.Fprintf(w, "encoding %s (%s): %s\nundo: %s\nexample: %q\n", e.Name, e.Kind, e.Description, e.Undo, e.Encode("Send SECRET-0A1B2C3D"))

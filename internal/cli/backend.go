@@ -138,33 +138,32 @@ func openDocker(ctx context.Context, s *study.Study, g *globals, log hclog.Logge
 		close: func() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CleanupTimeout)
 			defer cancel()
-			_ = be.Close(cctx)
+			if err := be.Close(cctx); err != nil {
+				// Which containers are left, and why: never silently.
+				fmt.Fprintf(g.stderr, "warning: %v\n", err)
+			}
 		},
 	}, nil
 }
 
 // kubeOptions are the Kubernetes backend's options for a study, before the
 // Docker backend and the logger are added: the study's kubernetes block and
-// the per-sandbox limits it shares with Docker.
+// the options it shares with Docker (warm.Options).
 func kubeOptions(s *study.Study) kubernetes.Options {
 	d := dockerOptions(s)
 	k := s.Kubernetes
 	return kubernetes.Options{
-		Kubeconfig:       k.Kubeconfig,
-		Context:          k.Context,
-		Namespace:        k.Namespace,
-		Images:           k.Images,
-		Registry:         k.Registry,
-		ImportCommand:    k.ImportCommand,
-		RuntimeClass:     k.RuntimeClass,
-		ScheduleTimeout:  k.ScheduleTimeout,
-		CPURequest:       k.CPURequest,
-		MemoryMB:         d.MemoryMB,
-		CPUs:             d.CPUs,
-		StateMB:          d.StateMB,
-		Concurrency:      s.Concurrency,
-		HeavyConcurrency: s.HeavyConcurrency,
-		WarmPool:         d.WarmPool,
+		Options:         d.Options,
+		Kubeconfig:      k.Kubeconfig,
+		Context:         k.Context,
+		Namespace:       k.Namespace,
+		Images:          k.Images,
+		Registry:        k.Registry,
+		ImportCommand:   k.ImportCommand,
+		RuntimeClass:    k.RuntimeClass,
+		ScheduleTimeout: k.ScheduleTimeout,
+		CPURequest:      k.CPURequest,
+		Concurrency:     s.Concurrency,
 	}
 }
 

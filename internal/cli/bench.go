@@ -14,6 +14,9 @@ import (
 	"github.com/killchain/killchain/probes/probescli"
 	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/kubernetes"
+	"github.com/killchain/killchain/sandbox/sandboxbench/dockerbench"
+	"github.com/killchain/killchain/sandbox/sandboxbench/kubebench"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 func newBenchCmd(g *globals) *cobra.Command {
@@ -73,7 +76,8 @@ pool, with each backend's tool-call round trip: the cluster comes from
 			var res interface{ WriteText(io.Writer) }
 			switch backend {
 			case "docker":
-				r, err := docker.Bench(cmd.Context(), docker.BenchOptions{Runs: runs, Concurrency: levels, WarmPool: pool, Options: docker.Options{Logger: g.logger(nil)}})
+				r, err := dockerbench.Bench(cmd.Context(), dockerbench.Options{Runs: runs, Concurrency: levels, WarmPool: pool,
+					Backend: docker.Options{Options: warm.Options{Logger: g.logger(nil)}}})
 				if err != nil {
 					return err
 				}
@@ -106,23 +110,23 @@ pool, with each backend's tool-call round trip: the cluster comes from
 }
 
 // bench measures the cluster's lifecycle beside Docker's.
-func (k *kubeFlags) bench(ctx context.Context, g *globals, runs int, levels []int, pool int) (kubernetes.BenchResult, error) {
+func (k *kubeFlags) bench(ctx context.Context, g *globals, runs int, levels []int, pool int) (kubebench.Result, error) {
 	dopts := docker.DefaultOptions()
 	dopts.Logger = g.logger(nil)
 	db, err := docker.New(ctx, dopts)
 	if err != nil {
-		return kubernetes.BenchResult{}, err
+		return kubebench.Result{}, err
 	}
 	defer db.Close(context.WithoutCancel(ctx))
 	opts := kubernetes.Options{
 		Kubeconfig: k.kubeconfig, Context: k.context, Namespace: k.namespace,
 		Images: kubernetes.ImagesRegistry, Registry: k.registry, RuntimeClass: k.runtimeClass,
-		Docker: db, Logger: g.logger(nil),
 	}
+	opts.Logger = g.logger(nil)
 	if k.importCommand != "" {
 		opts.Images, opts.ImportCommand = kubernetes.ImagesImport, k.importCommand
 	}
-	return kubernetes.Bench(ctx, kubernetes.BenchOptions{Runs: runs, Concurrency: levels, WarmPool: pool, Options: opts})
+	return kubebench.Bench(ctx, kubebench.Options{Runs: runs, Concurrency: levels, WarmPool: pool, Docker: db, Backend: opts})
 }
 
 func newBenchReportCmd(g *globals) *cobra.Command {

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"golang.org/x/term"
+
+	"github.com/killchain/killchain/internal/sanitize"
 )
 
 // console is the process's stderr, shared by the loggers, the notes the
@@ -47,13 +49,22 @@ func newTerminal(w io.Writer, cols int) *console {
 // clearLine returns the cursor to the line's start and erases the line.
 const clearLine = "\r\x1b[K"
 
-// Write writes log output. On a terminal showing a bar, the bar's line is
-// cleared first and the bar drawn again once the log line has ended.
+// Write writes log output: log lines, notes and error messages, which may
+// quote a model's, an attacker's or a task's text, so every byte passes
+// through the terminal sanitiser (sanitize.Terminal; hclog's own quoting of
+// values comes first and is left as it is). On a terminal showing a bar,
+// the bar's line is cleared first and the bar drawn again once the log
+// line has ended.
 func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.width == nil || len(p) == 0 {
-		return c.w.Write(p)
+	n := len(p)
+	p = []byte(sanitize.Terminal(string(p)))
+	if c.width == nil || n == 0 {
+		if _, err := c.w.Write(p); err != nil {
+			return 0, err
+		}
+		return n, nil
 	}
 	var buf []byte
 	if !c.open && c.drawn {
@@ -69,7 +80,7 @@ func (c *console) Write(p []byte) (int, error) {
 	if _, err := c.w.Write(buf); err != nil {
 		return 0, err
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // bar returns the writer the progress bar draws on.
@@ -90,13 +101,18 @@ func (b consoleBar) TerminalWidth() int {
 }
 
 // Write draws the bar, remembering what it leaves on its line so that a
-// log line can draw it again.
+// log line can draw it again. The bar draws with escape sequences of its
+// own, and its label holds counts and money only; its plain lines, off a
+// terminal, pass through the terminal sanitiser like every log line.
 func (b consoleBar) Write(p []byte) (int, error) {
 	c := b.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.width == nil || len(p) == 0 {
-		return c.w.Write(p)
+		if _, err := io.WriteString(c.w, sanitize.Terminal(string(p))); err != nil {
+			return 0, err
+		}
+		return len(p), nil
 	}
 	if i := bytes.LastIndexAny(p, "\r\n"); i >= 0 {
 		c.frame = append(c.frame[:0], p[i+1:]...)

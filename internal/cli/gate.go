@@ -11,6 +11,7 @@ import (
 
 	"github.com/killchain/killchain/internal/gate"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/internal/study"
 )
 
@@ -75,16 +76,24 @@ func runGate(g *globals, dir string, s *study.Study, f gateFlags) error {
 	return nil
 }
 
-// writeFileWith writes a file through fn, creating its folder.
+// writeFileWith writes a file through fn, creating its folder, through
+// package rooted: atomically, with the mode of every file killchain
+// writes, and refused when the file is a link.
 func writeFileWith(path string, fn func(w io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
+	dir, err := rooted.Open(filepath.Dir(path))
 	if err != nil {
 		return err
 	}
-	return errors.Join(fn(f), f.Close())
+	defer dir.Close()
+	f, err := dir.Create(filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := fn(f); err != nil {
+		return err
+	}
+	return f.Commit()
 }
 
 // gateHelp explains metrics, the decision rule and the exit codes; run and

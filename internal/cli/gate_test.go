@@ -143,3 +143,33 @@ func TestGateBaseline(t *testing.T) {
 		t.Errorf("gate on a missing folder: exit %d, want 1\n%s", code, stderr)
 	}
 }
+
+// TestGateJUnitRefusesALink: the JUnit file is written through package
+// rooted: a junit.xml that links elsewhere is refused, and what it links
+// to is left as it was.
+func TestGateJUnitRefusesALink(t *testing.T) {
+	file := writeStudy(t, gateStudy(compliantASR))
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	if code, stdout, stderr := killchain("run", "-q", "--sandbox", "local", "--output", out, file); code != gate.ExitBreached {
+		t.Fatalf("run exit %d\n%s%s", code, stdout, stderr)
+	}
+	keep := filepath.Join(tmp, "keep")
+	if err := os.WriteFile(keep, []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(tmp, "ci", "junit.xml")
+	if err := os.MkdirAll(filepath.Dir(junit), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(keep, junit); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := killchain("gate", "--junit", junit, out)
+	if code != exitFailed || !strings.Contains(stderr, "is a symbolic link") {
+		t.Errorf("gate exit %d, want %d with the link refused\n%s%s", code, exitFailed, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "outside" {
+		t.Errorf("the linked file holds %q", b)
+	}
+}

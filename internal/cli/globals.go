@@ -5,23 +5,31 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/internal/secrets"
 )
 
 // globals is the process's outside world as the commands see it (its
 // output streams and environment) and the flags every command shares.
 // Tests build one around buffers and a fake terminal.
+//
+// What the commands print may carry a model's, an attacker's or a task's
+// text, so both streams pass through the one terminal sanitiser
+// (sanitize.Terminal): stdout through a sanitize.Writer, stderr (log
+// lines, notes, error messages) through the console. Only show, which
+// styles a run's text itself after sanitising it, writes to rawStdout.
 type globals struct {
-	stdout   io.Writer
-	stderr   *console
-	getenv   func(string) string
-	logLevel string
+	stdout    io.Writer
+	rawStdout io.Writer
+	stderr    *console
+	getenv    func(string) string
+	logLevel  string
 }
 
 // newGlobals wraps the process's streams; stderr becomes the console that
 // the loggers and the progress bar share.
 func newGlobals(stdout, stderr io.Writer, getenv func(string) string) *globals {
-	return &globals{stdout: stdout, stderr: newConsole(stderr), getenv: getenv}
+	return &globals{stdout: sanitize.NewWriter(stdout), rawStdout: stdout, stderr: newConsole(stderr), getenv: getenv}
 }
 
 // envOr returns the environment variable k, or def when it is unset or

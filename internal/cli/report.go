@@ -73,7 +73,7 @@ describes the folder's files and the report's tables.`,
 				if dir == "" {
 					dir = filepath.Join(args[0], "compare")
 				}
-				if err := report.Compare(args[0], args[1], dir, report.Options{}); err != nil {
+				if err := report.Compare(args[0], args[1], out, report.Options{}); err != nil {
 					return err
 				}
 				fmt.Fprintf(g.stdout, "wrote %s\n", filepath.Join(dir, "compare.md"))

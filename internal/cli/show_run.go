@@ -38,12 +38,14 @@ always|never overrides). It writes nothing.`,
 				on = true
 			case "never":
 			case "auto":
-				f, ok := g.stdout.(*os.File)
+				f, ok := g.rawStdout.(*os.File)
 				on = ok && term.IsTerminal(int(f.Fd())) && g.getenv("NO_COLOR") == ""
 			default:
 				return usagef("--color %q: want auto, always or never", color)
 			}
-			return runview.WriteText(cmd.Context(), g.stdout, args[0], args[1], runview.TextOptions{Color: on})
+			// runview sanitises the run's text itself and adds its own
+			// colors, which the sanitising stdout would show as text.
+			return runview.WriteText(cmd.Context(), g.rawStdout, args[0], args[1], runview.TextOptions{Color: on})
 		},
 	}
 	cmd.Flags().StringVar(&color, "color", "auto", "mark the canary and the labels in color: auto, always or never")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/internal/hcldiag"
+	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/internal/study"
 	"github.com/killchain/killchain/tasks"
 )
@@ -62,7 +63,10 @@ func writeTaskTables(w io.Writer, set *tasks.Set) error {
 		for _, v := range t.Variants {
 			vs = append(vs, fmt.Sprintf("%s (%s)", v.Name, v.Surface))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, definedAt(t.Source), t.Family(), t.Mode, strings.Join(vs, ", "), t.Description)
+		// One cell each: a task file's tab or newline would break the
+		// columns (the stdout sanitiser would leave them).
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", line(t.Name), line(definedAt(t.Source)), line(string(t.Family())), line(string(t.Mode)),
+			line(strings.Join(vs, ", ")), line(t.Description))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -71,7 +75,8 @@ func writeTaskTables(w io.Writer, set *tasks.Set) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(tw, "SUITE\tDEFINED\tENVIRONMENT\tUSER\tATTACKER\tUSER TASKS\tINJECTIONS")
 		for _, su := range suites {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", su.Name, definedAt(su.Source), su.Environment, su.User, orDash(su.Attacker), len(su.UserTasks), len(su.Injections))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", line(su.Name), line(definedAt(su.Source)), line(su.Environment), line(su.User),
+				line(orDash(su.Attacker)), len(su.UserTasks), len(su.Injections))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -85,7 +90,8 @@ func writeTaskTables(w io.Writer, set *tasks.Set) error {
 			if t.Helpful {
 				helpful = "helpful"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.Name, definedAt(t.Source), t.Environment.Name, t.Mode, len(t.Roles), helpful, t.Description)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", line(t.Name), line(definedAt(t.Source)), line(t.Environment.Name), line(string(t.Mode)),
+				len(t.Roles), helpful, line(t.Description))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -99,11 +105,15 @@ func writeTaskTables(w io.Writer, set *tasks.Set) error {
 			if in.Payload != "" {
 				wording = "yes"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", in.Name, definedAt(in.Source), in.Environment, in.Kind, orDash(set.AttackerOf(in)), wording, in.Goal)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", line(in.Name), line(definedAt(in.Source)), line(in.Environment), line(in.Kind),
+				line(orDash(set.AttackerOf(in))), wording, line(in.Goal))
 		}
 	}
 	return tw.Flush()
 }
+
+// line is a table cell from a task file: on one line, nothing a terminal acts on.
+func line(s string) string { return sanitize.Line(s) }
 
 func orDash(s string) string {
 	if s == "" {

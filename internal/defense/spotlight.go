@@ -58,11 +58,40 @@ func (s *Spotlight) AddSystem(system string) string {
 func (s *Spotlight) WrapDescription(tool, text string) string { return s.WrapResult(tool, text) }
 
 // WrapResult wraps one result. Markers already present in the text are
-// removed first, so content cannot close the block early.
+// removed first, until none is left (see stripMarkers), so content cannot
+// close the block early: the result holds exactly one BeginMarker, at its
+// start, and one EndMarker, at its end.
 func (s *Spotlight) WrapResult(tool, text string) string {
-	text = strings.NewReplacer(BeginMarker, "", EndMarker, "").Replace(text)
+	text = stripMarkers(text)
 	if s.datamark {
 		text = strings.ReplaceAll(text, " ", Datamark)
 	}
 	return BeginMarker + "\n" + text + "\n" + EndMarker
+}
+
+// stripMarkers removes every BeginMarker and EndMarker from text, and those
+// that removing one makes ("<<<</untrusted_data>>/untrusted_data>>" holds
+// one inside another): the text is copied a byte at a time, and whenever
+// what is copied ends with a marker, the marker is taken off again. What is
+// left holds no marker (each of its bytes was checked as the end of one
+// when it was copied, and nothing before it changed afterwards), in time
+// linear in the text, however deep the nesting.
+func stripMarkers(text string) string {
+	if !strings.Contains(text, "untrusted_data>>") {
+		return text
+	}
+	out := make([]byte, 0, len(text))
+	for i := 0; i < len(text); i++ {
+		out = append(out, text[i])
+		if text[i] != '>' {
+			continue
+		}
+		for _, m := range [...]string{EndMarker, BeginMarker} {
+			if len(out) >= len(m) && string(out[len(out)-len(m):]) == m {
+				out = out[:len(out)-len(m)]
+				break
+			}
+		}
+	}
+	return string(out)
 }

@@ -11,13 +11,14 @@ import (
 	"io/fs"
 	"maps"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
+	"github.com/killchain/killchain/internal/sanitize"
 )
 
 // The formats of an Inspect export.
@@ -50,9 +51,6 @@ func Inspect(ctx context.Context, dir string, opts InspectOptions) ([]string, er
 	if opts.Format != FormatEval && opts.Format != FormatJSON {
 		return nil, fmt.Errorf("export inspect: unknown format %q (eval or json)", opts.Format)
 	}
-	if opts.Out == "" {
-		opts.Out = filepath.Join(dir, "inspect")
-	}
 	// An imported study has no manifest: its runs name the study, and its
 	// models are named as killchain's.
 	man, err := results.ReadManifest(dir)
@@ -69,9 +67,11 @@ func Inspect(ctx context.Context, dir string, opts InspectOptions) ([]string, er
 	if man.Study == "" {
 		man.Study = groups[0].Runs[0].Study
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	out, err := rooted.OpenOut(dir, "inspect", opts.Out)
+	if err != nil {
 		return nil, fmt.Errorf("export inspect: %w", err)
 	}
+	defer out.Close()
 	names := newModelNames(man)
 	short := shortfall(man, groups)
 	var paths []string
@@ -86,17 +86,17 @@ func Inspect(ctx context.Context, dir string, opts InspectOptions) ([]string, er
 			l.header.Status = "cancelled"
 			l.header.Metadata["killchain_incomplete"] = short
 		}
-		path := filepath.Join(opts.Out, l.fileName()+"."+opts.Format)
+		name := l.fileName() + "." + opts.Format
 		next := func() (*EvalSample, error) { return l.next(dir) }
 		if opts.Format == FormatEval {
-			err = writeEval(path, l, next)
+			err = writeEval(out, name, l, next)
 		} else {
-			err = writeJSON(path, l, next)
+			err = writeJSON(out, name, l, next)
 		}
 		if err != nil {
 			return paths, fmt.Errorf("export inspect: %s: %w", g.key(), err)
 		}
-		paths = append(paths, path)
+		paths = append(paths, out.Join(name))
 	}
 	return paths, nil
 }
@@ -290,9 +290,11 @@ func (l *inspectLog) fileName() string {
 	return cleanComponent(l.header.Eval.Created) + "_" + cleanComponent(l.header.Eval.Task) + "_" + cleanComponent(l.header.Eval.TaskID)
 }
 
-// cleanComponent is a file name part as Inspect cleans one.
+// cleanComponent is a file name part as Inspect cleans one, and through
+// sanitize.FileName: a task name from runs.jsonl may hold a newline or a
+// separator.
 func cleanComponent(s string) string {
-	return strings.NewReplacer("_", "-", "/", "-", ":", "-", "+", "-").Replace(s)
+	return sanitize.FileName(strings.NewReplacer("_", "-", "/", "-", ":", "-", "+", "-").Replace(s))
 }
 
 // logTime is the log's creation time, as Inspect writes one (seconds and a

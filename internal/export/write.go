@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"time"
+
+	"github.com/killchain/killchain/internal/rooted"
 )
 
 // The members of a .eval file, as Inspect's writer lays them out.
@@ -43,15 +44,15 @@ func summary(s *EvalSample) EvalSampleSummary {
 	return sum
 }
 
-// writeEval writes a .eval log at path: the start journal, each sample as
+// writeEval writes a .eval log name into out: the start journal, each sample as
 // it is read, the summary journals, summaries.json, reductions.json and,
 // last, header.json. The file appears whole or not at all.
-func writeEval(path string, l *inspectLog, next func() (*EvalSample, error)) error {
+func writeEval(out *rooted.Dir, name string, l *inspectLog, next func() (*EvalSample, error)) error {
 	mod, err := time.Parse(time.RFC3339, l.header.Eval.Created)
 	if err != nil {
 		mod = time.Unix(0, 0)
 	}
-	return writeAtomic(path, func(f *os.File) error {
+	return writeAtomic(out, name, func(f io.Writer) error {
 		z := zip.NewWriter(f)
 		put := func(name string, v any) error {
 			data, err := encode(v)
@@ -121,9 +122,9 @@ func writeEval(path string, l *inspectLog, next func() (*EvalSample, error)) err
 	})
 }
 
-// writeJSON writes a .json log at path: the header with every sample and
-// the reductions.
-func writeJSON(path string, l *inspectLog, next func() (*EvalSample, error)) error {
+// writeJSON writes a .json log name into out: the header with every
+// sample and the reductions.
+func writeJSON(out *rooted.Dir, name string, l *inspectLog, next func() (*EvalSample, error)) error {
 	var samples []EvalSample
 	var refs []*EvalSample
 	for {
@@ -145,7 +146,7 @@ func writeJSON(path string, l *inspectLog, next func() (*EvalSample, error)) err
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, func(f *os.File) error {
+	return writeAtomic(out, name, func(f io.Writer) error {
 		_, err := f.Write(data)
 		return err
 	})
@@ -169,20 +170,17 @@ func encode(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// writeAtomic writes path through a temporary file in its folder, renamed
-// into place when fill succeeds.
-func writeAtomic(path string, fill func(*os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// writeAtomic writes name into out through package rooted: a temporary
+// file in its folder, with the mode of every file of a study, renamed into
+// place when fill succeeds; a link at name is refused, never followed.
+func writeAtomic(out *rooted.Dir, name string, fill func(io.Writer) error) error {
+	f, err := out.Create(name)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
+	defer f.Close()
 	if err := fill(f); err != nil {
-		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return f.Commit()
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/internal/study"
 )
 
@@ -158,5 +159,6 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// mdEscape keeps a name from breaking a Markdown table.
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdEscape keeps a name from breaking a Markdown table: on one line, its
+// control characters visible, its pipes inside the cell.
+func mdEscape(s string) string { return strings.ReplaceAll(sanitize.Line(s), "|", `\|`) }

@@ -141,6 +141,18 @@ func TestAggregatorAdd(t *testing.T) {
 			},
 		},
 		{
+			name: "executed not applicable stays out of every Executed denominator",
+			run:  results.Run{RunID: "na", Task: "bank.pay", Attacked: true, AttackGoal: true, Exposed: bp(true)},
+			check: func(t *testing.T, c Counts, a *Aggregator) {
+				if c.ASR() != (Rate{0, 0}) || c.CalledASR() != (Rate{0, 0}) || c.AttackGoal != 1 || c.NoExecuted != 1 {
+					t.Errorf("ASR = %v, called = %v, counts %+v", c.ASR(), c.CalledASR(), c)
+				}
+				if c.GoalNotExecuted != 0 || a.Disagreements.Total != 0 {
+					t.Errorf("an attack goal without an applicable Executed is counted as a disagreement: %+v", c)
+				}
+			},
+		},
+		{
 			name: "attempts and classifier errors",
 			run:  results.Run{RunID: "k", Attacked: true, FailedCalls: 3, CanaryAttempts: 2, ClassifierErrors: 2},
 			check: func(t *testing.T, c Counts, _ *Aggregator) {

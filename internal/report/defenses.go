@@ -63,13 +63,13 @@ func defenseTables(a *Aggregator, v view) (csvT, mdT Table) {
 			}
 		}
 		delta := ""
-		if hasBase && c.Runs > 0 && base.Runs > 0 {
-			d := 100 * (float64(c.Executed.K)/float64(c.Runs) - float64(base.Executed.K)/float64(base.Runs))
+		if hasBase && c.Executed.N > 0 && base.Executed.N > 0 {
+			d := 100 * (float64(c.Executed.K)/float64(c.Executed.N) - float64(base.Executed.K)/float64(base.Executed.N))
 			delta = signed(d)
 		}
-		asr := csvRate(Rate{c.Executed.K, c.Runs}, v.z)
+		asr := csvRate(c.ASR(), v.z)
 		row := []string{k.Batch, k.Task, k.Model(), k.Defense, defenseChannels(k.Defense), itoa(c.Runs),
-			asr[0], asr[2], asr[3], asr[4], itoa(base.Executed.K), itoa(base.Runs), frac(base.Executed.K, base.Runs),
+			asr[0], asr[2], asr[3], asr[4], itoa(base.Executed.K), itoa(base.Executed.N), frac(base.Executed.K, base.Executed.N),
 			delta, itoa(c.Persisted.K), itoa(c.Persisted.N), itoa(c.BlockedWrites), itoa(c.BlockedCalls),
 			itoa(c.AttackGoal), itoa(c.TaskSuccess)}
 		row = append(row, csvRate(c.CalledASR(), v.z)...)
@@ -78,7 +78,7 @@ func defenseTables(a *Aggregator, v view) (csvT, mdT Table) {
 		csvT.add(row...)
 		vsNone, md := noneCell, delta
 		if hasBase {
-			vsNone = knCI(base.Executed.K, base.Runs, v.z)
+			vsNone = knCI(base.Executed.K, base.Executed.N, v.z)
 		}
 		if isBaseline(k) {
 			vsNone, md = "(baseline)", ""

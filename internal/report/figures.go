@@ -157,9 +157,9 @@ func heatFigure(a *Aggregator, keep func(Cell) bool, col func(Cell) string, name
 	}
 	g := heatGrid(m, func(c *Counts) plot.Cell {
 		cell := plot.Cell{Rate: math.NaN(), Text: []string{noneCell}}
-		if c.Runs > 0 {
-			cell.Rate = float64(c.Executed.K) / float64(c.Runs)
-			cell.Text = []string{kn(c.Executed.K, c.Runs), pct(c.Executed.K, c.Runs)}
+		if c.Executed.N > 0 {
+			cell.Rate = float64(c.Executed.K) / float64(c.Executed.N)
+			cell.Text = []string{kn(c.Executed.K, c.Executed.N), pct(c.Executed.K, c.Executed.N)}
 		}
 		return cell
 	})
@@ -212,13 +212,13 @@ func tradeoffFigure(a *Aggregator, z float64) (plot.Figure, bool, error) {
 			continue
 		}
 		at, cl := counts[k], counts[Cell{ModelA: k.ModelA}]
-		if at.Runs == 0 || cl == nil || cl.Runs == 0 {
+		if at.Executed.N == 0 || cl == nil || cl.Runs == 0 {
 			continue
 		}
 		x := float64(cl.TaskSuccess) / float64(cl.Runs)
-		y := float64(at.Executed.K) / float64(at.Runs)
+		y := float64(at.Executed.K) / float64(at.Executed.N)
 		xlo, xhi := stats.Wilson(cl.TaskSuccess, cl.Runs, z)
-		ylo, yhi := stats.Wilson(at.Executed.K, at.Runs, z)
+		ylo, yhi := stats.Wilson(at.Executed.K, at.Executed.N, z)
 		pts = append(pts, plot.Point{Label: k.ModelA, X: x, XLo: xlo, XHi: xhi, Y: y, YLo: ylo, YHi: yhi})
 	}
 	if len(pts) == 0 {

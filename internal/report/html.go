@@ -4,15 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"html/template"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
+	"github.com/killchain/killchain/internal/sanitize"
 )
 
 //go:embed report.html.tmpl
@@ -49,34 +52,34 @@ func inlineSVG(f plot.Figure) template.HTML {
 	return template.HTML(s)
 }
 
-// writeHTML writes report.html, the head and tables from p and one row per
-// picked run, and each picked run's view as a page of its own in
-// runview.Dir beside it, each transcript read, rendered and dropped in
+// writeHTML writes report.html into out, the head and tables from p and
+// one row per picked run, and each picked run's view as a page of its own
+// in runview.Dir beside it, each transcript read, rendered and dropped in
 // turn. The pages of an earlier report are removed first.
-func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
-	runsDir := filepath.Join(filepath.Dir(path), runview.Dir)
+func writeHTML(out *rooted.Dir, dir string, p htmlPage, ev *EventStats) error {
 	// Only pages are removed: --output may name a folder whose runs/ holds
 	// other things.
-	stale, _ := filepath.Glob(filepath.Join(runsDir, "*.html"))
-	for _, f := range stale {
-		if err := os.Remove(f); err != nil {
-			return fmt.Errorf("html: %w", err)
+	stale, err := out.ReadDir(runview.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("html: %w", err)
+	}
+	for _, e := range stale {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".html") {
+			if err := out.Remove(filepath.Join(runview.Dir, e.Name())); err != nil {
+				return fmt.Errorf("html: %w", err)
+			}
 		}
 	}
-	if len(p.Picked) > 0 {
-		if err := os.MkdirAll(runsDir, 0o755); err != nil {
-			return fmt.Errorf("html: %w", err)
-		}
-	}
-	f, err := os.Create(path)
+	f, err := out.Create(HTMLFile)
 	if err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
+	defer f.Close()
 	w := bufio.NewWriterSize(f, 256<<10)
 	err = page.ExecuteTemplate(w, "head", p)
 	for i := 0; err == nil && i < len(p.Picked); i++ {
 		pr := p.Picked[i]
-		if err = runview.WritePage(filepath.Dir(path), dir, pr, ev.ByRun[pr.Run.RunID]); err == nil {
+		if err = runview.WritePage(out, dir, pr, ev.ByRun[pr.Run.RunID]); err == nil {
 			err = page.ExecuteTemplate(w, "runrow", pr)
 		}
 	}
@@ -86,8 +89,8 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	if err == nil {
 		err = w.Flush()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = f.Commit()
 	}
 	if err != nil {
 		return fmt.Errorf("html: %w", err)
@@ -98,10 +101,10 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 // reportTitle is the title override or the study names.
 func reportTitle(agg *Aggregator, title string) string {
 	if title != "" {
-		return title
+		return sanitize.Line(title)
 	}
 	if s := strings.Join(agg.Studies(), ", "); s != "" {
-		return s
+		return sanitize.Line(s)
 	}
 	return "(no runs)"
 }

@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
+	"github.com/killchain/killchain/internal/sanitize"
 )
 
 // compareRow is one model's ASR in each result set, over all attacked runs
@@ -21,7 +22,8 @@ type compareRow struct {
 	aCalled, bCalled Rate
 }
 
-// Compare reads two study folders and writes, into outDir, compare.md and
+// Compare reads two study folders and writes, into outDir (A/compare when
+// ""), compare.md and
 // compare.csv: per model (same-model pairs as the model, cross-model pairs
 // apart) and defense, ASR over both denominators with its Wilson interval
 // in each set, and the difference B − A with its Newcombe interval (as the
@@ -74,11 +76,13 @@ func Compare(a, b, outDir string, opts Options) error {
 	if err := csvT.CSV(&c); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	out, err := rooted.OpenOut(a, "compare", outDir)
+	if err != nil {
 		return fmt.Errorf("report: compare: %w", err)
 	}
+	defer out.Close()
 	for name, data := range map[string]string{"compare.md": md.String(), "compare.csv": c.String()} {
-		if err := os.WriteFile(filepath.Join(outDir, name), []byte(data), 0o644); err != nil {
+		if err := out.WriteFile(name, []byte(data)); err != nil {
 			return fmt.Errorf("report: compare: %w", err)
 		}
 	}
@@ -139,7 +143,7 @@ func cellList(cells []Cell, n int) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(cells)-n))
 			break
 		}
-		parts = append(parts, strings.Join([]string{c.Task, c.Variant, c.Model(), c.Condition, c.Defense}, "/"))
+		parts = append(parts, sanitize.Line(strings.Join([]string{c.Task, c.Variant, c.Model(), c.Condition, c.Defense}, "/")))
 	}
 	return strings.Join(parts, ", ")
 }

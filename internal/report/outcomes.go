@@ -220,7 +220,7 @@ func goalTables(a *Aggregator, v view) (csvT, mdT Table) {
 			itoa(c.GoalAndExecuted), itoa(c.GoalNotExecuted), itoa(c.ExecutedNotGoal))
 		csvT.add(row...)
 		mdT.add(k.Task, k.Model(), k.Condition, k.Defense, itoa(c.Runs),
-			knCI(c.Executed.K, c.Runs, v.z), knCI(c.AttackGoal, c.Runs, v.z), itoa(c.GoalAndExecuted),
+			knCI(c.Executed.K, c.Executed.N, v.z), knCI(c.AttackGoal, c.Runs, v.z), itoa(c.GoalAndExecuted),
 			itoa(c.GoalNotExecuted), itoa(c.ExecutedNotGoal))
 	}
 	return csvT, v.md(mdT)
@@ -253,7 +253,7 @@ func noticedTables(a *Aggregator, v view) (csvT, mdT Table) {
 		csvT.add(row...)
 		ci := func(k int) string { return knCI(k, c.Runs, v.z) }
 		mdT.add(k.Model(), k.Condition, k.Defense, itoa(c.Runs), ci(c.NoticedThinking), ci(c.NoticedNarration),
-			ci(thinkOnly), ci(c.Executed.K), ci(c.NoticedExecuted), ci(notExec))
+			ci(thinkOnly), knCI(c.Executed.K, c.Executed.N, v.z), ci(c.NoticedExecuted), ci(notExec))
 	}
 	// The condition is part of this table's question: always shown.
 	v.splitCondition = true

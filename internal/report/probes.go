@@ -13,6 +13,7 @@ import (
 
 	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/sanitize"
 )
 
 // probesReport builds the hidden-state probes section (one table per
@@ -68,7 +69,7 @@ func probesReport(dir string, figures bool) ([]section, []plot.Figure, error) {
 		}
 		secs = append(secs, section{ID: "probes-" + t.Target, Title: "Hidden-state probes: " + t.Target, Intro: intro, Table: tab})
 		if figures {
-			f, err := plot.ProbeAUROC(plot.Figure{Name: "probes_auroc_" + t.Target, Title: "Probe AUROC per layer: " + t.Target,
+			f, err := plot.ProbeAUROC(plot.Figure{Name: "probes_auroc_" + sanitize.FileName(t.Target), Title: "Probe AUROC per layer: " + t.Target,
 				Caption: "Linear-probe AUROC at each layer, leave-one-task-out and k-fold, with the shuffled-label, random-weight and bag-of-tokens controls."},
 				t, tr.Folds)
 			if err != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/killchain/killchain/internal/sanitize"
 )
 
 // A table as the report writes it: rows of strings, as an aligned Markdown
@@ -82,19 +84,31 @@ func (t Table) Markdown(w io.Writer) error {
 	return err
 }
 
-// mdEscape keeps a cell on one line and its pipes inside the cell.
+// mdEscape keeps a cell on one line, its pipes inside the cell and its
+// control characters visible (sanitize.Line).
 func mdEscape(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = sanitize.Line(strings.Join(strings.Fields(s), " "))
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
-// CSV writes t with a header line.
+// CSV writes t with a header line. Every cell goes through
+// sanitize.CSVCell: text that a spreadsheet would read as a formula (a
+// payload starting with =, a model name starting with @) gets a leading
+// quote; numbers, negative deltas included, are written as they are.
 func (t Table) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(t.Header); err != nil {
-		return fmt.Errorf("write csv: %w", err)
+	rec := make([]string, 0, len(t.Header))
+	for _, row := range append([][]string{t.Header}, t.Rows...) {
+		rec = rec[:0]
+		for _, c := range row {
+			rec = append(rec, sanitize.CSVCell(c))
+		}
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("write csv: %w", err)
+		}
 	}
-	if err := cw.WriteAll(t.Rows); err != nil {
+	cw.Flush()
+	if err := cw.Error(); err != nil {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil

@@ -18,7 +18,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,6 +25,8 @@ import (
 	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
+	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/internal/stats"
 	"github.com/killchain/killchain/internal/vocab"
 )
@@ -62,9 +63,6 @@ func (o Options) withDefaults(dir string) Options {
 	}
 	if o.MaxRunIDs == 0 {
 		o.MaxRunIDs = 20
-	}
-	if o.OutDir == "" {
-		o.OutDir = filepath.Join(dir, "report")
 	}
 	if o.MaxRunViews == 0 {
 		o.MaxRunViews = 3000
@@ -172,11 +170,13 @@ func write(dir string, opts Options) error {
 			files[filepath.Join(FiguresDir, f.Name+".png")] = f.PNG
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(opts.OutDir, FiguresDir), 0o755); err != nil {
+	out, err := rooted.OpenOut(dir, "report", opts.OutDir)
+	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	defer out.Close()
 	for _, name := range sortedKeys(files) {
-		if err := os.WriteFile(filepath.Join(opts.OutDir, name), files[name], 0o644); err != nil {
+		if err := out.WriteFile(name, files[name]); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
@@ -187,7 +187,7 @@ func write(dir string, opts Options) error {
 		Title: reportTitle(agg, opts.Title), Summary: summaryLines(agg, stats, opts.Z), Sections: secs,
 		Figures: figs, Picked: picked, Total: stats.Runs, AllRuns: stats.Runs <= opts.MaxRunViews,
 	}
-	if err := writeHTML(filepath.Join(opts.OutDir, HTMLFile), dir, page, ev); err != nil {
+	if err := writeHTML(out, dir, page, ev); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
@@ -212,7 +212,7 @@ func renderTables(agg *Aggregator, stats results.ReadStats, secs []section, z fl
 			}
 			files[s.CSVName] = b.Bytes()
 		}
-		fmt.Fprintf(&md, "\n## %s\n\n%s\n\n", s.Title, s.Intro)
+		fmt.Fprintf(&md, "\n## %s\n\n%s\n\n", sanitize.Line(s.Title), sanitize.Line(s.Intro))
 		if err := s.Table.Markdown(&md); err != nil {
 			return nil, err
 		}
@@ -240,7 +240,7 @@ func contaminationIntro(bad int) string {
 // writeHeader writes the title and the study summary.
 func writeHeader(w io.Writer, agg *Aggregator, stats results.ReadStats, z float64) {
 	studies := agg.Studies()
-	title := strings.Join(studies, ", ")
+	title := sanitize.Line(strings.Join(studies, ", "))
 	if title == "" {
 		title = "(no runs)"
 	}
@@ -256,6 +256,7 @@ func writeHeader(w io.Writer, agg *Aggregator, stats results.ReadStats, z float6
 	list := func(field func(Cell) string) string {
 		vals := agg.DistinctAll(nil, field)
 		for i, s := range vals {
+			vals[i] = sanitize.Line(s)
 			if s == "" {
 				vals[i] = `""`
 			}
@@ -301,6 +302,6 @@ func writeIDs(w io.Writer, title string, l *IDList) {
 	}
 	fmt.Fprintf(w, "\n\n")
 	for _, it := range items {
-		fmt.Fprintf(w, "- `%s`: %s\n", it.RunID, it.Note)
+		fmt.Fprintf(w, "- `%s`: %s\n", sanitize.Line(it.RunID), sanitize.Line(it.Note))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/killchain/killchain/internal/rooted"
 )
 
 // AttackerFile keeps an adaptive attacker's calls and replies: one line
@@ -103,17 +105,7 @@ func AppendAttacker(dir string, r AttackerRound) error {
 	if err != nil {
 		return fmt.Errorf("attacker round: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, AttackerFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("attacker round: %w", err)
-	}
-	_, err = f.Write(append(line, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = withRoot(dir, func(root *rooted.Dir) error { return appendLines(root, AttackerFile, [][]byte{line}) })
 	if err != nil {
 		return fmt.Errorf("attacker round: %w", err)
 	}

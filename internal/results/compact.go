@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/killchain/killchain/internal/rooted"
 )
 
 // CompactStats says what Compact changed in a study folder.
@@ -57,36 +59,47 @@ func (s CompactStats) Changed() bool { return s.Moved+s.Orphans+s.Duplicates > 0
 // Compact must not run while a Writer holds the folder; Open calls it.
 func Compact(dir string) (CompactStats, error) {
 	var st CompactStats
-	if err := removeTemps(dir); err != nil {
+	err := withRoot(dir, func(root *rooted.Dir) (err error) {
+		st, err = compact(root)
+		return err
+	})
+	return st, err
+}
+
+// compact is Compact on an open folder: every file it changes, it changes
+// through root.
+func compact(root *rooted.Dir) (CompactStats, error) {
+	var st CompactStats
+	if err := removeTemps(root); err != nil {
 		return st, fmt.Errorf("compact: %w", err)
 	}
-	if err := Repair(dir); err != nil {
+	if err := repair(root); err != nil {
 		return st, fmt.Errorf("compact: %w", err)
 	}
-	runsPath := filepath.Join(dir, RunsFile)
+	runsPath := root.Join(RunsFile)
 	idx, err := indexRuns(runsPath)
 	if err != nil {
 		return st, fmt.Errorf("compact: %w", err)
 	}
 	st.Runs, st.Moved = len(idx.keep), idx.lines-len(idx.keep)
 
-	eventsPath := filepath.Join(dir, EventsFile)
+	eventsPath := root.Join(EventsFile)
 	skip, err := countEvents(eventsPath, idx, &st)
 	if err != nil {
 		return st, fmt.Errorf("compact: %w", err)
 	}
 	if st.Moved > 0 {
-		if err := moveRuns(dir, idx); err != nil {
+		if err := moveRuns(root, idx); err != nil {
 			return st, fmt.Errorf("compact: %w", err)
 		}
 	}
 	if st.Orphans+st.Duplicates > 0 {
-		if err := rewriteEvents(eventsPath, idx, skip); err != nil {
+		if err := rewriteEvents(root, EventsFile, idx, skip); err != nil {
 			return st, fmt.Errorf("compact: %w", err)
 		}
 	}
 	if st.Changed() {
-		if err := syncDir(dir); err != nil {
+		if err := root.Sync("."); err != nil {
 			return st, fmt.Errorf("compact: %w", err)
 		}
 	}
@@ -170,9 +183,9 @@ func countEvents(path string, idx runIndex, st *CompactStats) (map[string]int, e
 
 // moveRuns appends the lines that are not kept to attempts.jsonl (skipping
 // lines it already holds), then replaces runs.jsonl by its kept lines.
-func moveRuns(dir string, idx runIndex) error {
-	runsPath := filepath.Join(dir, RunsFile)
-	attemptsPath := filepath.Join(dir, AttemptsFile)
+func moveRuns(root *rooted.Dir, idx runIndex) error {
+	runsPath := root.Join(RunsFile)
+	attemptsPath := root.Join(AttemptsFile)
 	have := map[[sha256.Size]byte]bool{}
 	if exists(attemptsPath) {
 		if err := scanFile(attemptsPath, func(l line) error {
@@ -183,7 +196,7 @@ func moveRuns(dir string, idx runIndex) error {
 		}
 	}
 	var moved [][]byte
-	out, err := newTempLines(runsPath)
+	out, err := newTempLines(root, RunsFile)
 	if err != nil {
 		return err
 	}
@@ -206,7 +219,7 @@ func moveRuns(dir string, idx runIndex) error {
 		return err
 	}
 	// The moved lines reach attempts.jsonl before runs.jsonl loses them.
-	if err := appendLines(attemptsPath, moved); err != nil {
+	if err := appendLines(root, AttemptsFile, moved); err != nil {
 		return fmt.Errorf("%s: %w", AttemptsFile, err)
 	}
 	return out.commit()
@@ -214,8 +227,9 @@ func moveRuns(dir string, idx runIndex) error {
 
 // rewriteEvents replaces events.jsonl by the events of kept runs, dropping
 // the first skip[id] events of each run.
-func rewriteEvents(path string, idx runIndex, skip map[string]int) error {
-	out, err := newTempLines(path)
+func rewriteEvents(root *rooted.Dir, name string, idx runIndex, skip map[string]int) error {
+	path := root.Join(name)
+	out, err := newTempLines(root, name)
 	if err != nil {
 		return err
 	}
@@ -242,18 +256,16 @@ func rewriteEvents(path string, idx runIndex, skip map[string]int) error {
 
 // tempLines writes a JSON-lines file beside the one it replaces.
 type tempLines struct {
-	f    *os.File
-	bw   *bufio.Writer
-	path string
-	done bool
+	f  *rooted.File
+	bw *bufio.Writer
 }
 
-func newTempLines(path string) (*tempLines, error) {
-	f, err := os.Create(path + tmpSuffix)
+func newTempLines(root *rooted.Dir, name string) (*tempLines, error) {
+	f, err := root.Create(name)
 	if err != nil {
 		return nil, err
 	}
-	return &tempLines{f: f, bw: bufio.NewWriterSize(f, 256<<10), path: path}, nil
+	return &tempLines{f: f, bw: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
 func (t *tempLines) line(data []byte) error {
@@ -267,30 +279,21 @@ func (t *tempLines) commit() error {
 	if err == nil {
 		err = t.f.Sync()
 	}
-	if cerr := t.f.Close(); err == nil {
-		err = cerr
+	if err != nil {
+		return err
 	}
-	if err == nil {
-		err = os.Rename(t.f.Name(), t.path)
-	}
-	t.done = err == nil
-	return err
+	return t.f.Commit()
 }
 
 // abort removes the temporary file unless it was committed.
-func (t *tempLines) abort() {
-	if !t.done {
-		t.f.Close()
-		os.Remove(t.f.Name())
-	}
-}
+func (t *tempLines) abort() { t.f.Close() }
 
-// appendLines appends lines to the file at p and syncs it.
-func appendLines(p string, lines [][]byte) error {
+// appendLines appends lines to the file name and syncs it.
+func appendLines(root *rooted.Dir, name string, lines [][]byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := root.OpenAppend(name)
 	if err != nil {
 		return err
 	}
@@ -311,9 +314,9 @@ func appendLines(p string, lines [][]byte) error {
 
 // removeTemps removes the temporary files a killed process left in the
 // folder and its transcripts.
-func removeTemps(dir string) error {
-	for _, d := range []string{dir, filepath.Join(dir, TranscriptsDir)} {
-		ents, err := os.ReadDir(d)
+func removeTemps(root *rooted.Dir) error {
+	for _, d := range []string{".", TranscriptsDir} {
+		ents, err := root.ReadDir(d)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -322,23 +325,13 @@ func removeTemps(dir string) error {
 		}
 		for _, e := range ents {
 			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), tmpSuffix) {
-				if err := os.Remove(filepath.Join(d, e.Name())); err != nil {
+				if err := root.Remove(filepath.Join(d, e.Name())); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	return nil
-}
-
-// syncDir makes the renames in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 func exists(p string) bool {

@@ -247,6 +247,9 @@ func (d *Decoder) field(data []byte, p int, key []byte, r *Run) (int, error) {
 		return plainJSON(data, p, adaptiveField(r.Adaptive, string(key)))
 	case "family":
 		return str(&r.Family, true)
+	// Suite fields: present on suite runs only (stateful.go).
+	case "suite", "injection", "injection_kind", "helpful", "relay_depth":
+		return d.stateful(data, p, string(key), r)
 	case "harness":
 		return d.viaJSON(data, p, &r.Harness)
 	case "forensics":

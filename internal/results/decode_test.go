@@ -48,6 +48,8 @@ var crafted = []struct {
 	{"escapes", `{"run_id":"a\"b\\c\/d","task":"t\n\tx","error":"\u00e9\u4e2d\ud83d\ude00"}`, true},
 	{"adaptive", `{"run_id":"a","round":2,"attacker":"ref","feedback":"stage","payload":"r2.1","parent":"r1.2"}`, true},
 	{"adaptive round 0", `{"run_id":"a","round":0,"attacker":"ref","feedback":"none","payload":"tool_knowledge","parent":""}`, true},
+	{"suite", `{"run_id":"a","suite":"bank","injection":"bank.steal","injection_kind":"exfiltration","helpful":true,"relay_depth":2,"executed":null}`, true},
+	{"suite clean", `{"run_id":"a","suite":"bank","injection":"","injection_kind":"","helpful":false,"relay_depth":null}`, true},
 	{"nulls", `{"run_id":"a","exposed":null,"lag":null,"model_b":null,"executed":true}`, true},
 	{"white space", ` { "run_id" : "a" , "attacked" : true , "lag" : 3 } `, true},
 	{"unknown keys", `{"run_id":"a","future":"x","ratio":1.5e3,"flag":false,"nothing":null}`, true},

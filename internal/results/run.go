@@ -115,6 +115,9 @@ type Run struct {
 	// Adaptive holds the adaptive-attack fields (round, attacker, feedback,
 	// payload, parent), on the runs of a grid with an attacker only.
 	*Adaptive
+	// Stateful holds the suite fields (suite, injection, injection_kind,
+	// helpful, relay_depth), on the runs of a suite only.
+	*Stateful
 
 	// Forensics are the run's forensic signals; absent for runs recorded
 	// before they existed and for imported runs.

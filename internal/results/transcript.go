@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/sandbox"
@@ -39,6 +40,10 @@ type Transcript struct {
 	Reward        *RewardVerdict `json:"reward,omitempty"`
 	Verbalisation string         `json:"verbalisation,omitempty"`
 	Error         string         `json:"error,omitempty"`
+	// World is set on a run over a stateful environment: what the recount
+	// needs of it beside the entries (each result's shadow) and the final
+	// state (its world, with every call carried out).
+	World *StateRun `json:"world,omitempty"`
 }
 
 // AgentInfo names one agent of a run.
@@ -49,9 +54,10 @@ type AgentInfo struct {
 }
 
 // TranscriptPath is the path of a run's transcript in the study folder
-// dir. A run id that could leave transcripts/ is an error.
+// dir. A run id that could leave transcripts/, or that holds a control
+// character (no file name killchain writes does), is an error.
 func TranscriptPath(dir, runID string) (string, error) {
-	if runID == "" || runID == "." || runID == ".." || strings.ContainsAny(runID, `/\`+"\x00") {
+	if runID == "" || runID == "." || runID == ".." || strings.ContainsAny(runID, `/\`) || strings.ContainsFunc(runID, unicode.IsControl) {
 		return "", fmt.Errorf("transcript: unsafe run id %q", runID)
 	}
 	return filepath.Join(dir, TranscriptsDir, runID+".json"), nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/killchain/killchain/internal/rooted"
 )
 
 // File names inside a study folder.
@@ -33,6 +35,7 @@ const (
 // of an unrecorded run is gone before the run is written again.
 type Writer struct {
 	dir       string
+	root      *rooted.Dir
 	runs      *syncedLog
 	events    *syncedLog
 	compacted CompactStats
@@ -43,33 +46,46 @@ type Writer struct {
 // error-free line per run id and events.jsonl only those runs' events, each
 // once. A caller resuming a study runs again every run without a line.
 func Open(dir string) (*Writer, error) {
-	if err := os.MkdirAll(filepath.Join(dir, TranscriptsDir), 0o755); err != nil {
-		return nil, fmt.Errorf("open results: %w", err)
-	}
-	st, err := Compact(dir)
+	root, err := rooted.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open results: %w", err)
 	}
-	runs, err := openAppend(filepath.Join(dir, RunsFile))
+	w, err := open(root)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func open(root *rooted.Dir) (*Writer, error) {
+	if _, err := root.MkdirAll(TranscriptsDir); err != nil {
+		return nil, fmt.Errorf("open results: %w", err)
+	}
+	st, err := compact(root)
+	if err != nil {
+		return nil, fmt.Errorf("open results: %w", err)
+	}
+	runs, err := openAppend(root, RunsFile)
 	if err != nil {
 		return nil, err
 	}
-	events, err := openAppend(filepath.Join(dir, EventsFile))
+	events, err := openAppend(root, EventsFile)
 	if err != nil {
 		runs.Close()
 		return nil, err
 	}
-	return &Writer{dir: dir, compacted: st, runs: newSyncedLog(runs), events: newSyncedLog(events)}, nil
+	return &Writer{dir: root.Path(), root: root, compacted: st, runs: newSyncedLog(runs), events: newSyncedLog(events)}, nil
 }
 
 // Compacted reports what Open's compaction changed in the folder.
 func (w *Writer) Compacted() CompactStats { return w.compacted }
 
-func openAppend(p string) (*os.File, error) {
-	if err := dropPartialLine(p); err != nil {
+func openAppend(root *rooted.Dir, name string) (*os.File, error) {
+	if err := dropPartialLine(root, name); err != nil {
 		return nil, fmt.Errorf("open results: %w", err)
 	}
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := root.OpenAppend(name)
 	if err != nil {
 		return nil, fmt.Errorf("open results: %w", err)
 	}
@@ -101,7 +117,7 @@ func Write[E any](w *Writer, run Run, events []E, transcript any) error {
 			return fmt.Errorf("transcript %s: %w", run.RunID, err)
 		}
 		done := make(chan error, 1)
-		go func() { done <- writeFileAtomic(filepath.Join(w.dir, TranscriptsDir, run.RunID+".json"), data) }()
+		go func() { done <- writeFileAtomic(w.root, filepath.Join(TranscriptsDir, run.RunID+".json"), data) }()
 		transcriptDone = func() error {
 			if err := <-done; err != nil {
 				return fmt.Errorf("transcript %s: %w", run.RunID, err)
@@ -140,73 +156,84 @@ func Write[E any](w *Writer, run Run, events []E, transcript any) error {
 }
 
 // WriteJSON writes a JSON file (such as manifest.json) into the folder.
-func (w *Writer) WriteJSON(name string, v any) error { return WriteJSON(w.dir, name, v) }
+func (w *Writer) WriteJSON(name string, v any) error { return writeJSON(w.root, name, v) }
 
 // WriteJSON writes v as indented JSON to dir/name, atomically: a reader (or
-// a process resuming after a crash) sees the old file or the new one.
+// a process resuming after a crash) sees the old file or the new one. Like
+// every write into a study folder it goes through package rooted: a link
+// in the folder is refused, never followed.
 func WriteJSON(dir, name string, v any) error {
+	return withRoot(dir, func(root *rooted.Dir) error { return writeJSON(root, name, v) })
+}
+
+func writeJSON(root *rooted.Dir, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, name), append(data, '\n')); err != nil {
+	if err := writeFileAtomic(root, name, append(data, '\n')); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }
 
-// WriteFile writes data to dir/name atomically (see WriteJSON).
+// WriteFile writes data to dir/name atomically (see WriteJSON), creating
+// the folders of name.
 func WriteFile(dir, name string, data []byte) error {
-	if err := writeFileAtomic(filepath.Join(dir, name), data); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+	return withRoot(dir, func(root *rooted.Dir) error {
+		if err := writeFileAtomic(root, name, data); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
 }
 
-// writeFileAtomic writes a temporary file beside p, syncs it and renames it
-// over p.
-func writeFileAtomic(p string, data []byte) error {
-	tmp := p + tmpSuffix
-	f, err := os.Create(tmp)
+// withRoot calls fn with the folder dir opened; dir must exist.
+func withRoot(dir string, fn func(*rooted.Dir) error) error {
+	root, err := rooted.OpenExisting(dir)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
+	defer root.Close()
+	return fn(root)
+}
+
+// writeFileAtomic writes a temporary file beside name, syncs it and
+// renames it over name.
+func writeFileAtomic(root *rooted.Dir, name string, data []byte) error {
+	f, err := root.Create(name)
 	if err != nil {
-		os.Remove(tmp)
+		return err
 	}
-	return err
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return f.Commit()
 }
 
 // tmpSuffix marks a file being written; one left by a killed process is
 // never read and is removed by Compact.
-const tmpSuffix = ".tmp"
+const tmpSuffix = rooted.TempSuffix
 
 // Close closes the files.
 func (w *Writer) Close() error {
-	err1 := w.runs.Close()
-	err2 := w.events.Close()
-	if err1 != nil {
-		return err1
-	}
-	return err2
+	return errors.Join(w.runs.Close(), w.events.Close(), w.root.Close())
 }
 
 // Repair drops the partial last line a killed process may have left in a
 // study folder's runs.jsonl, events.jsonl and attempts.jsonl. Compact
 // repairs and does more.
 func Repair(dir string) error {
+	return withRoot(dir, repair)
+}
+
+func repair(root *rooted.Dir) error {
 	for _, name := range []string{RunsFile, EventsFile, AttemptsFile} {
-		if err := dropPartialLine(filepath.Join(dir, name)); err != nil {
+		if err := dropPartialLine(root, name); err != nil {
 			return fmt.Errorf("repair %s: %w", name, err)
 		}
 	}
@@ -216,8 +243,8 @@ func Repair(dir string) error {
 // dropPartialLine cuts a final line that lacks its newline: what a process
 // killed in the middle of a write leaves. That run was not finished, so
 // --resume runs it again.
-func dropPartialLine(p string) error {
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
+func dropPartialLine(root *rooted.Dir, name string) error {
+	f, err := root.OpenFile(name, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

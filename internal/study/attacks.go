@@ -116,8 +116,15 @@ func (s *Study) AttackVariant(t *tasks.Task, pr Run) (tasks.Variant, error) {
 		return tasks.Variant{}, fmt.Errorf("task %s has no variant %q to place attack %s", t.Name, pr.Placed, pr.Attack)
 	}
 	model := pr.ModelA
-	if m, ok := s.Model(pr.ModelA); ok && m.Name != "" {
-		model = m.Name
+	if m, ok := s.Model(pr.ModelA); ok && m.ModelName != "" {
+		model = m.ModelName
+	}
+	if own.Injection != nil {
+		su, ok := s.Tasks.Suite(pr.Suite)
+		if !ok {
+			return tasks.Variant{}, fmt.Errorf("run %s plants injection %s outside a known suite (%q)", pr.RunID, own.Name, pr.Suite)
+		}
+		return t.SuiteAttackVariant(*pr.Planted, own, su, model)
 	}
 	return t.AttackVariant(*pr.Planted, own, model)
 }

@@ -92,7 +92,10 @@ type rawDefense struct {
 
 type rawGrid struct {
 	Batch      *string    `hcl:"batch,optional"`
-	Tasks      []string   `hcl:"tasks"`
+	Tasks      []string   `hcl:"tasks,optional"`
+	Suites     []string   `hcl:"suites,optional"`
+	UserTasks  []string   `hcl:"user_tasks,optional"`
+	Injections []string   `hcl:"injections,optional"`
 	Variants   []string   `hcl:"variants,optional"`
 	Models     []string   `hcl:"models,optional"`
 	Pairs      [][]string `hcl:"pairs,optional"`
@@ -144,6 +147,9 @@ type decoder struct {
 	thresholdBlocks []*hcl.Block
 	taskFiles       *hcldiag.Block // the study block, where task_files stands
 	pricing         *hcldiag.Block // the study block, where pricing stands
+	// withTasks, when set, changes the study's task set once its tasks are
+	// decoded (tests add suites built in Go with it).
+	withTasks func(*tasks.Set) *tasks.Set
 }
 
 func (d *decoder) decode() {
@@ -182,6 +188,9 @@ func (d *decoder) decode() {
 	d.decodePrices()
 	// Tasks next: the grids and thresholds name them.
 	fileAttacks := d.decodeTasks(taskBlocks)
+	if d.withTasks != nil {
+		d.study.Tasks = d.withTasks(d.study.Tasks)
+	}
 	d.decodeAttacks(attackBlocks, fileAttacks)
 	d.decodeConditions(conditions)
 	d.decodeDefenses(defenses)

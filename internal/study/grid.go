@@ -12,9 +12,10 @@ import (
 	"github.com/killchain/killchain/tasks"
 )
 
-// isRelay reports whether a mode runs a writer and a reader.
+// isRelay reports whether a mode runs a writer and a reader (or, in a
+// pipeline, later roles): model_a for the first, model_b for the others.
 func isRelay(m vocab.Mode) bool {
-	return m == vocab.MemoryRelay || m == vocab.DelegationRelay
+	return m == vocab.MemoryRelay || m == vocab.DelegationRelay || m == vocab.Pipeline
 }
 
 // decodeGrid decodes one grid block and checks every name it uses.
@@ -32,6 +33,9 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 		Repeats:    deref(raw.Repeats, DefaultRepeats),
 		Attacks:    raw.Attacks,
 		Attacker:   deref(raw.Attacker, ""),
+		Suites:     raw.Suites,
+		UserTasks:  raw.UserTasks,
+		Injections: raw.Injections,
 	}
 	if _, present := bc.Attrs["defenses"]; !present {
 		g.Defenses = []string{kinds.None}
@@ -40,9 +44,14 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 		d.errorf(bc.Rng("batch"), "Invalid batch", "batch must not be empty; omit it to use the grid name.")
 	}
 
+	if !bc.Has("tasks") && !bc.Has("suites") {
+		missing := b.Body.MissingItemRange()
+		d.errorf(&missing, "Missing required argument", "The argument \"tasks\" is required (or \"suites\"), but no definition was found.")
+	}
 	found := d.gridTasks(bc, g)
 	d.gridVariants(bc, g, found)
 	d.gridAttacks(bc, g, found)
+	suiteTasks := d.gridSuites(bc, g)
 	d.gridAttacker(bc, g)
 	d.gridModels(bc, g)
 	d.gridPairs(bc, g, raw.Pairs)
@@ -57,7 +66,7 @@ func (d *decoder) decodeGrid(b *hcl.Block) {
 			d.errorf(bc.Rng("repeats"), "Invalid repeats", "repeats must be at least 1; a grid of 0 repeats plans no runs.")
 		}
 	}
-	d.gridCoverage(bc, g, found)
+	d.gridCoverage(bc, g, found, suiteTasks)
 	d.study.Grids = append(d.study.Grids, g)
 }
 
@@ -183,7 +192,7 @@ func (d *decoder) gridNames(bc *hcldiag.Block, names []string, attr, what string
 
 // gridCoverage reports tasks that the grid's models and pairs leave
 // without runs, and pairs that no relay task uses.
-func (d *decoder) gridCoverage(bc *hcldiag.Block, g *Grid, found map[int]*tasks.Task) {
+func (d *decoder) gridCoverage(bc *hcldiag.Block, g *Grid, found map[int]*tasks.Task, suiteTasks []*tasks.Task) {
 	if bc.Bad["models"] || bc.Bad["pairs"] {
 		return
 	}
@@ -207,6 +216,18 @@ func (d *decoder) gridCoverage(bc *hcldiag.Block, g *Grid, found map[int]*tasks.
 			d.errorf(bc.Elem("tasks", i), "Task without models",
 				"Task %q is single-agent and grid %q names no models; pairs apply only to relay tasks.", t.Name, g.Name)
 		}
+	}
+	single := false
+	for _, t := range suiteTasks {
+		if isRelay(t.Mode) {
+			relays++
+		} else {
+			single = true
+		}
+	}
+	if single && len(g.Models) == 0 {
+		d.errorf(bc.Rng("suites"), "Suite without models",
+			"Grid %q names no models, and its suites have single-role user tasks; pairs apply only to pipelines.", g.Name)
 	}
 	if relays == 0 && len(g.Pairs) > 0 && len(found) == len(g.Tasks) {
 		d.warnf(bc.Rng("pairs"), "Unused pairs", "Grid %q has no relay task, so its pairs plan no runs.", g.Name)

@@ -45,6 +45,10 @@ type Run struct {
 	Attacker        string
 	Round           int
 	Payload, Parent string
+	// Suite is the suite a run of a suite grid belongs to, and Injection
+	// the injection task it plants ("" for its user task's clean control
+	// and outside suites).
+	Suite, Injection string
 }
 
 // CellKey is the stable key of a cell:
@@ -83,52 +87,71 @@ func RunID(study string, seed int64, task, cell string, repeat int) string {
 }
 
 // Plan expands the grids into runs in a deterministic order: for each
-// grid, task, variant, model or pair, condition, defense and repeat.
+// grid, task, variant, model or pair, condition, defense and repeat; then
+// the grid's suites, user task by user task (suiteplan.go).
 // Under a condition without payload the variants collapse into one cell
 // of variant "none", which comes before the task's attacked variants.
 func (s *Study) Plan() ([]Run, error) {
 	var runs []Run
 	ids := map[string]string{}
 	for _, g := range s.Grids {
+		var cells []Run
 		for _, name := range g.Tasks {
 			t, ok := s.Tasks.Get(name)
 			if !ok {
 				return nil, fmt.Errorf("plan grid %s: unknown task %q", g.Name, name)
 			}
-			cells, err := s.taskCells(g, t)
+			tc, err := s.taskCells(g, t)
 			if err != nil {
 				return nil, fmt.Errorf("plan grid %s: %w", g.Name, err)
 			}
-			for _, c := range cells {
-				for rep := 0; rep < g.Repeats; rep++ {
-					r := c
-					r.Repeat = rep
-					r.RunID = RunID(s.Name, s.Seed, t.Name, c.Cell, rep)
-					if prev, dup := ids[r.RunID]; dup {
-						return nil, fmt.Errorf("plan: run id %s of %s repeat %d collides with %s", r.RunID, c.Cell, rep, prev)
-					}
-					ids[r.RunID] = fmt.Sprintf("%s repeat %d", c.Cell, rep)
-					runs = append(runs, r)
+			cells = append(cells, tc...)
+		}
+		for _, name := range g.Suites {
+			sc, err := s.suiteCells(g, name)
+			if err != nil {
+				return nil, fmt.Errorf("plan grid %s: %w", g.Name, err)
+			}
+			cells = append(cells, sc...)
+		}
+		for _, c := range cells {
+			for rep := 0; rep < g.Repeats; rep++ {
+				r := c
+				r.Repeat = rep
+				r.RunID = RunID(s.Name, s.Seed, c.Task, c.Cell, rep)
+				if prev, dup := ids[r.RunID]; dup {
+					return nil, fmt.Errorf("plan: run id %s of %s repeat %d collides with %s", r.RunID, c.Cell, rep, prev)
 				}
+				ids[r.RunID] = fmt.Sprintf("%s repeat %d", c.Cell, rep)
+				runs = append(runs, r)
 			}
 		}
 	}
 	return runs, nil
 }
 
-// taskCells lists one grid's cells for one task, as runs of repeat 0.
-func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
-	var clean, attacked []*Condition
+// splitConditions parts a grid's conditions into the clean ones and
+// those that plant a payload.
+func (s *Study) splitConditions(g *Grid) (clean, attacked []*Condition, err error) {
 	for _, name := range g.Conditions {
 		c, ok := s.Condition(name)
 		if !ok {
-			return nil, fmt.Errorf("unknown condition %q", name)
+			return nil, nil, fmt.Errorf("unknown condition %q", name)
 		}
 		if c.Payload {
 			attacked = append(attacked, c)
 		} else {
 			clean = append(clean, c)
 		}
+	}
+	return clean, attacked, nil
+}
+
+// taskCells lists one grid's cells for one task, as runs of repeat 0.
+func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
+	clean, attacked, err := s.splitConditions(g)
+	if err != nil {
+		return nil, err
 	}
 	variants := g.Variants
 	if variants == nil && (g.Attacks == nil || t.Reward != nil) {
@@ -138,13 +161,6 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 		if _, ok := t.Variant(v); !ok {
 			return nil, fmt.Errorf("task %s has no variant %q", t.Name, v)
 		}
-	}
-	type slot struct {
-		variant        string
-		attack, placed string
-		planted        *attacks.Attack
-		surface        string
-		conds          []*Condition
 	}
 	var slots []slot
 	if len(clean) > 0 {
@@ -168,6 +184,23 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 		}
 	}
 
+	return expand(g, t, slots), nil
+}
+
+// slot is one variant of a task a grid plans, under the conditions that
+// plant it (or, for its clean control, none).
+type slot struct {
+	variant        string
+	attack, placed string
+	planted        *attacks.Attack
+	surface        string
+	conds          []*Condition
+	suite, inj     string
+}
+
+// expand crosses a task's slots with the grid's models or pairs and
+// defenses: its cells, as runs of repeat 0.
+func expand(g *Grid, t *tasks.Task, slots []slot) []Run {
 	var cells []Run
 	for _, sl := range slots {
 		for _, mp := range gridAgents(g, t) {
@@ -179,14 +212,14 @@ func (s *Study) taskCells(g *Grid, t *tasks.Task) ([]Run, error) {
 						Attack: sl.attack, Placed: sl.placed, Planted: sl.planted,
 						Attacker: pick(adaptive, g.Attacker), Payload: pick(adaptive, sl.attack),
 						Mode: t.Mode, Condition: c.Name, Attacked: c.Payload, Defense: def,
-						ModelA: mp[0], ModelB: mp[1],
+						ModelA: mp[0], ModelB: mp[1], Suite: sl.suite, Injection: pick(c.Payload, sl.inj),
 						Cell: CellKey(g.Name, t.Name, sl.variant, mp[0], mp[1], c.Name, def),
 					})
 				}
 			}
 		}
 	}
-	return cells, nil
+	return cells
 }
 
 // gridAgents lists the model (single-agent tasks, [m, ""]) or the
@@ -229,6 +262,7 @@ func (s *Study) PlanHash(runs []Run) string {
 		a := r.Planted
 		fmt.Fprintf(h, "attack\x00%s\x00%s\x00%s\n", a.Name(), a.Family.Goal, a.Family.Template)
 	}
+	s.hashSuites(h, runs)
 	s.hashAttackers(h)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -31,7 +31,7 @@ const (
 var Providers = []string{ProviderScripted, ProviderOllama, ProviderOpenAI, ProviderAnthropic, ProviderDeepSeek, ProviderOpenAICompatible}
 
 // Policies lists the scripted reference agents' policies.
-var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier", "decoder", "literal", "averse", "user_framed",
+var Policies = []string{"compliant", "resistant", "paraphraser", "late", "quoter", "silent", "classifier", "decoder", "literal", "averse", "user_framed", "oracle",
 	"honest", "test_editor", "special_caser", "narrating_hacker", "silent_hacker"}
 
 // DefenseKinds lists the defense kinds a defense block may name.
@@ -225,6 +225,10 @@ type Grid struct {
 	// Attacker names the attacker block whose rounds follow the grid's
 	// attacks in every attacked cell; "" for none.
 	Attacker string
+	// Suites are the suites whose user tasks the grid crosses with their
+	// injection tasks (see suitegrid.go); UserTasks and Injections, when
+	// set, keep only those of them.
+	Suites, UserTasks, Injections []string
 }
 
 // Model returns a model by block name.

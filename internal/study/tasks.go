@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/killchain/killchain/internal/hcldiag"
 	"github.com/killchain/killchain/internal/plural"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/tasks"
 )
 
@@ -41,7 +43,7 @@ func (d *decoder) decodeTasks(blocks []*hcl.Block) []fileAttackBlock {
 		return fileAttacks
 	}
 	var fileAttacks []fileAttackBlock
-	inline := tasks.Origin{FS: os.DirFS(dir), File: d.study.File}
+	inline := tasks.DirOrigin(dir, d.study.File)
 	all := []*tasks.Defs{tasks.DecodeBlocks(l, inline, d.study.Source, blocks)}
 	var read []string
 	for i, pattern := range d.study.TaskFiles {
@@ -64,12 +66,12 @@ func (d *decoder) decodeTasks(blocks []*hcl.Block) []fileAttackBlock {
 				continue
 			}
 			read = append(read, m)
-			src, err := os.ReadFile(m)
+			src, err := tasks.ReadTaskFile(m)
 			if err != nil {
-				l.Errorf(rng, "Cannot read task file", "read %s: %v.", m, err)
+				l.Errorf(rng, "Cannot read task file", "%v.", err)
 				continue
 			}
-			defs, diags := tasks.ParseDefs(tasks.Origin{FS: os.DirFS(filepath.Dir(m)), File: m}, src)
+			defs, diags := tasks.ParseDefs(tasks.DirOrigin(filepath.Dir(m), m), src)
 			l.Add(diags)
 			all = append(all, defs)
 			blocks, _ := attackBlocks(m, src) // ParseDefs reported its syntax errors
@@ -91,9 +93,12 @@ func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Defs, []fileAttackBlock,
 		return nil, nil, false
 	}
 	var fileAttacks []fileAttackBlock
+	// The folder's files are read through package rooted: a name in the
+	// manifest that leaves the folder, or a link in it, is refused.
+	folder := rooted.FS(dir)
 	for _, info := range m.Attacks {
 		p := filepath.Join(dir, filepath.FromSlash(info.File))
-		src, err := os.ReadFile(p)
+		src, err := fs.ReadFile(folder, info.File)
 		if err != nil {
 			l.Errorf(nil, "Missing attack definition", "The study folder %s ran attack %s from %s, which cannot be read: %v.", dir, info.Name, info.File, err)
 			continue
@@ -108,12 +113,12 @@ func folderTasks(l *hcldiag.List, dir string) ([]*tasks.Defs, []fileAttackBlock,
 			continue
 		}
 		p := filepath.Join(dir, filepath.FromSlash(info.File))
-		src, err := os.ReadFile(p)
+		src, err := fs.ReadFile(folder, info.File)
 		if err != nil {
 			l.Errorf(nil, "Missing task definition", "The study folder %s ran task %s from %s, which cannot be read: %v.", dir, info.Name, info.File, err)
 			continue
 		}
-		defs, diags := tasks.ParseDefs(tasks.Origin{FS: os.DirFS(filepath.Dir(p)), File: p}, src)
+		defs, diags := tasks.ParseDefs(tasks.DirOrigin(filepath.Dir(p), p), src)
 		l.Add(diags)
 		all = append(all, defs)
 	}
@@ -177,11 +182,11 @@ func LoadTasksAndReport(path string, w io.Writer) (*tasks.Set, []*tasks.Task, bo
 // loadTaskFile is LoadTasks, also returning the set the file's
 // definitions make with the built-ins, and the file's attack families.
 func loadTaskFile(path string) (*tasks.Set, []*tasks.Task, []attacks.Family, hcl.Diagnostics) {
-	src, err := os.ReadFile(path)
+	src, err := tasks.ReadTaskFile(path)
 	if err != nil {
-		return nil, nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: fmt.Sprintf("read %s: %v", path, err)}}
+		return nil, nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read task file", Detail: err.Error()}}
 	}
-	defs, diags := tasks.ParseDefs(tasks.Origin{FS: os.DirFS(filepath.Dir(path)), File: path}, src)
+	defs, diags := tasks.ParseDefs(tasks.DirOrigin(filepath.Dir(path), path), src)
 	l := &hcldiag.List{Diags: diags}
 	set, ts := tasks.Link(l, tasks.Builtin(), defs)
 	diags = l.Diags

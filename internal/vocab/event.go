@@ -15,6 +15,10 @@ const (
 	WriteCommitted Channel = "memory_write_committed" // a record as the sandbox committed it
 	Delegation     Channel = "delegation"             // a hand-over the sandbox queued; it becomes the next agent's prompt
 	Outbound       Channel = "outbound"               // an outbound effect: the fields that left
+	// StateWrite is what an agent's call wrote into a stateful
+	// environment's state, as the sandbox committed it (the strings of the
+	// places it changed): it decides Persisted in a pipeline.
+	StateWrite Channel = "state_write_committed"
 	// ToolDescription is what an agent is told about the tools it is
 	// offered; a payload placed in a tool's description reaches it there.
 	ToolDescription Channel = "tool_description"

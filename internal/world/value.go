@@ -184,6 +184,10 @@ type Change struct {
 	Path    string          `json:"path"`
 	Value   json.RawMessage `json:"value,omitempty"`
 	Removed bool            `json:"removed,omitempty"`
+	// Key is the object key the change added, when it added one: a key is
+	// written as much as its value (a canary may stand in either), and a
+	// key that was there before is not.
+	Key string `json:"key,omitempty"`
 }
 
 // diff lists the places where b differs from a, below path: a value
@@ -201,6 +205,7 @@ func diff(path string, a, b any, out []Change) []Change {
 					out = diff(joinKey(path, k), old, y[k], out)
 				} else {
 					out = appendChange(out, joinKey(path, k), y[k])
+					out[len(out)-1].Key = k
 				}
 			}
 			for _, k := range sortedKeys(x) {
@@ -298,17 +303,21 @@ func setPath(root map[string]any, path []string, v any) (map[string]any, error) 
 	return out, nil
 }
 
-// Strings returns every string a JSON value holds, object keys included:
-// canary search in a change runs over these.
+// Strings returns every string the change wrote: the key it added, and
+// every string its new value holds, object keys included. Canary search
+// in a change runs over these.
 func (c Change) Strings() []string {
 	if c.Removed || len(c.Value) == 0 {
 		return nil
 	}
+	var out []string
+	if c.Key != "" {
+		out = append(out, c.Key)
+	}
 	v, err := Decode(c.Value)
 	if err != nil {
-		return []string{string(c.Value)}
+		return append(out, string(c.Value))
 	}
-	var out []string
 	var walk func(any)
 	walk = func(v any) {
 		switch x := v.(type) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/sandbox/admit"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // TestHeavyCallDeadlineStartsAtAdmission holds the only heavy slot for
@@ -13,7 +14,7 @@ import (
 // still succeed once admitted, and a light call must not queue at all.
 func TestHeavyCallDeadlineStartsAtAdmission(t *testing.T) {
 	lim := admit.New(1, nil)
-	b := newBackend(t, Options{CallTimeout: 2 * time.Second, Limiter: lim})
+	b := newBackend(t, Options{Options: warm.Options{CallTimeout: 2 * time.Second, Limiter: lim}})
 	s := openProbe(t, b, uniqueStudy(t), "queued")
 	ctx := context.Background()
 	hold := 3 * time.Second

@@ -33,13 +33,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/hashicorp/go-hclog"
-	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"golang.org/x/sync/singleflight"
 
@@ -48,7 +49,6 @@ import (
 	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/stream"
 	"github.com/killchain/killchain/sandbox/warm"
-	"github.com/killchain/killchain/sandbox/wire"
 )
 
 // Backend opens Docker sandboxes.
@@ -67,6 +67,9 @@ type Backend struct {
 	snaps map[string]*snapshot // built, by task and base image
 	bases map[string]images.Built
 	live  sandbox.Live[*Sandbox]
+	// unremoved are the containers whose removal did not finish within
+	// CleanupTimeout, by id, with their names: Close asks again.
+	unremoved map[string]string
 
 	pool *warm.Pool[*Sandbox] // nil without a warm pool
 }
@@ -173,58 +176,40 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 	return s, nil
 }
 
-// Prepared is what a run's sandbox starts from: its task's snapshot image,
-// the toolbox command line for that image, and what the run's environment
-// adds to the snapshot. The Kubernetes backend starts its pods from it too.
-type Prepared struct {
-	Image   string   // snapshot image reference, killchain/snapshot:<task>-<hash>
-	ImageID string   // its image ID
-	Base    string   // images name of the image the snapshot is built on
-	Command []string // toolbox argv, /toolbox serve …
-	Plant   sandbox.Env
-	Remove  []string // fixture paths the run lacks
-}
-
-// Request is the prepare request that plants the run's environment.
-func (p Prepared) Request() wire.Request {
-	plant := p.Plant
-	return wire.Request{Op: wire.OpPrepare, Env: &plant, Remove: p.Remove}
-}
-
 // Prepare finds the image a run needs (the shell or audio image where the
 // task needs one), builds its task's snapshot once, and returns what to
 // start and plant.
-func (b *Backend) Prepare(ctx context.Context, env sandbox.Env) (Prepared, error) {
+func (b *Backend) Prepare(ctx context.Context, env sandbox.Env) (warm.Prepared, error) {
 	if env.Run == "" || env.Task == "" {
-		return Prepared{}, errors.New("docker sandbox: env needs a run and a task")
+		return warm.Prepared{}, errors.New("docker sandbox: env needs a run and a task")
 	}
 	base := images.Toolbox
 	if len(env.Speech) > 0 {
 		if b.opts.Audio == nil {
-			return Prepared{}, fmt.Errorf("docker sandbox %s: task %s speaks, but no audio image is configured", env.Run, env.Task)
+			return warm.Prepared{}, fmt.Errorf("docker sandbox %s: task %s speaks, but no audio image is configured", env.Run, env.Task)
 		}
 		base = b.opts.Audio.Image
 	}
 	if env.Shell {
 		if b.opts.ShellImage == "" {
-			return Prepared{}, fmt.Errorf("docker sandbox %s: task %s runs shell commands, but no shell image is configured", env.Run, env.Task)
+			return warm.Prepared{}, fmt.Errorf("docker sandbox %s: task %s runs shell commands, but no shell image is configured", env.Run, env.Task)
 		}
 		if len(env.Speech) > 0 && base != b.opts.ShellImage {
-			return Prepared{}, fmt.Errorf("docker sandbox %s: task %s needs speech and a shell in one image, but they are %s and %s", env.Run, env.Task, base, b.opts.ShellImage)
+			return warm.Prepared{}, fmt.Errorf("docker sandbox %s: task %s needs speech and a shell in one image, but they are %s and %s", env.Run, env.Task, base, b.opts.ShellImage)
 		}
 		base = b.opts.ShellImage
 	}
 	snap, err := b.snapshot(ctx, env.Task, base)
 	if err != nil {
-		return Prepared{}, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
+		return warm.Prepared{}, fmt.Errorf("docker sandbox %s: %w", env.Run, err)
 	}
 	plant, remove := snap.diff(env)
-	return Prepared{Image: snap.ref, ImageID: snap.id, Base: base, Command: b.command(base), Plant: plant, Remove: remove}, nil
+	return warm.Prepared{Image: snap.ref, ImageID: snap.id, Base: base, Command: b.command(base), Plant: plant, Remove: remove}, nil
 }
 
 // command is the toolbox command line for containers of base.
 func (b *Backend) command(base string) []string {
-	cmd := []string{"serve", "-state", StateDir, "-pristine", PristineDir}
+	cmd := []string{"serve", "-state", warm.StateDir, "-pristine", warm.PristineDir}
 	if a := b.opts.Audio; a != nil && base == a.Image {
 		if a.Synthesize != "" {
 			cmd = append(cmd, "-synth", a.Synthesize)
@@ -236,7 +221,7 @@ func (b *Backend) command(base string) []string {
 	if b.opts.allowProbe {
 		cmd = append(cmd, "-allow-probe")
 	}
-	return append([]string{ToolboxPath}, cmd...)
+	return append([]string{warm.ToolboxPath}, cmd...)
 }
 
 // start creates, attaches to and starts one hardened container, with one
@@ -244,9 +229,8 @@ func (b *Backend) command(base string) []string {
 // a run's critical path unless the warm pool made it ahead).
 func (b *Backend) start(ctx context.Context, image string, labels map[string]string, cmd []string, run string, log hclog.Logger) (*Sandbox, error) {
 	name := containerName(run)
-	cfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:]}
-	containerConfig(cfg, labels, nil)
-	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: name, Config: cfg, HostConfig: hostConfig(b.opts)})
+	cfg, host := b.ContainerConfig(image, cmd, labels)
+	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: name, Config: cfg, HostConfig: host})
 	if err != nil {
 		b.removeByName(ctx, name)
 		return nil, fmt.Errorf("create container: %w", err)
@@ -307,14 +291,12 @@ func (b *Backend) cleanupCtx(ctx context.Context) (context.Context, context.Canc
 }
 
 // remove force-removes a container and its anonymous volumes.
+// It asks again until the daemon says the container is gone (removeGone),
+// bounded by CleanupTimeout.
 func (b *Backend) remove(ctx context.Context, id string) error {
 	cctx, cancel := b.cleanupCtx(ctx)
 	defer cancel()
-	_, err := b.cli.ContainerRemove(cctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) {
-		return fmt.Errorf("remove container %s: %w", shortID(id), err)
-	}
-	return nil
+	return removeGone(cctx, b.cli, id)
 }
 
 // removeByName removes a container whose creation may have reached the
@@ -349,11 +331,43 @@ func (b *Backend) forget(s *Sandbox) { b.live.Remove(s) }
 
 // Close removes every sandbox still open and releases the client when the
 // backend created it. Snapshot images are kept for later studies.
+// A container whose removal a sandbox's Close could not finish is asked
+// again here; Close's error names each that is still there, and why.
 func (b *Backend) Close(ctx context.Context) error {
 	perr := b.pool.Close(ctx)
 	err := b.live.CloseAll(ctx)
+	lerr := b.removeLeftovers(ctx)
 	b.closeClient()
-	return errors.Join(perr, err)
+	return errors.Join(perr, err, lerr)
+}
+
+// leftover records a container Close could not remove.
+func (b *Backend) leftover(id, name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.unremoved == nil {
+		b.unremoved = map[string]string{}
+	}
+	b.unremoved[id] = name
+}
+
+// removeLeftovers asks again for each container a sandbox's Close could
+// not remove, and names those still there.
+func (b *Backend) removeLeftovers(ctx context.Context) error {
+	b.mu.Lock()
+	left := b.unremoved
+	b.unremoved = nil
+	b.mu.Unlock()
+	var errs []error
+	for _, id := range slices.Sorted(maps.Keys(left)) {
+		cctx, cancel := b.cleanupCtx(ctx)
+		err := removeGone(cctx, b.cli, id)
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("container %s is left: %w (killchain sandbox gc removes it)", left[id], err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (b *Backend) closeClient() {

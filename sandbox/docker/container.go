@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -14,13 +13,14 @@ import (
 
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/stream"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // Errors a sandbox reports when it fails; the run is then a sandbox error,
 // never an outcome. They come wrapped with the container and the detail.
 var (
-	ErrOOMKilled = errors.New("sandbox container was killed by the out-of-memory killer")
-	ErrExited    = errors.New("sandbox container exited")
+	ErrOOMKilled = warm.ErrOOMKilled
+	ErrExited    = warm.ErrExited
 	ErrTimeout   = stream.ErrTimeout
 	ErrClosed    = stream.ErrClosed
 )
@@ -106,6 +106,9 @@ func (s *Sandbox) Close(ctx context.Context) error {
 		s.endStdin(ctx)
 		s.Conn.Close()
 		s.closeErr = s.b.remove(ctx, s.id)
+		if s.closeErr != nil {
+			s.b.leftover(s.id, s.name)
+		}
 		s.b.forget(s)
 		s.log.Debug("sandbox removed", "error", s.closeErr)
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
@@ -22,6 +23,10 @@ type gcConfig struct{ study string }
 
 // GCStudy limits GC to the containers and volumes of one study.
 func GCStudy(study string) GCOption { return func(c *gcConfig) { c.study = study } }
+
+// gcRemoveTimeout bounds how long GC asks the daemon to remove one
+// container.
+const gcRemoveTimeout = time.Minute
 
 // GC removes every container and volume labelled killchain.run, running or
 // not: what a crashed or killed process left behind. Snapshot images are
@@ -46,9 +51,12 @@ func GC(ctx context.Context, cli *client.Client, opts ...GCOption) (GCReport, er
 		if len(c.Names) > 0 {
 			name = c.Names[0]
 		}
-		_, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		if err != nil && !cerrdefs.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("gc: remove container %s: %w", name, err))
+		// Only a container the daemon says is gone counts as removed.
+		rctx, cancel := context.WithTimeout(ctx, gcRemoveTimeout)
+		err := removeGone(rctx, cli, c.ID)
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("gc: %s is still there: %w", name, err))
 			continue
 		}
 		rep.Containers = append(rep.Containers, name)

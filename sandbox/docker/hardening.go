@@ -4,7 +4,21 @@ import (
 	"fmt"
 
 	"github.com/moby/moby/api/types/container"
+
+	"github.com/killchain/killchain/sandbox/warm"
 )
+
+// ContainerConfig is the configuration of a sandbox container of image
+// whose entrypoint is cmd (the toolbox's argv), with labels: hardened as
+// every run's (containerConfig, hostConfig), with stdin open for the host to
+// attach to. The backend creates its containers from it, and the
+// benchmark's raw lifecycle (sandbox/sandboxbench/dockerbench) its own, so
+// that both measure the same container.
+func (b *Backend) ContainerConfig(image string, cmd []string, labels map[string]string) (*container.Config, *container.HostConfig) {
+	cfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:]}
+	containerConfig(cfg, labels, nil)
+	return cfg, hostConfig(b.opts)
+}
 
 // hostConfig is the hardened host configuration of every sandbox
 // container: no network, no capabilities, no privilege gain, a read-only
@@ -19,7 +33,7 @@ func hostConfig(o Options) *container.HostConfig {
 		SecurityOpt:    []string{"no-new-privileges:true"},
 		ReadonlyRootfs: true,
 		Tmpfs: map[string]string{
-			StateDir: fmt.Sprintf("rw,noexec,nosuid,nodev,size=%dm,uid=65534,gid=65534,mode=0700", o.StateMB),
+			warm.StateDir: fmt.Sprintf("rw,noexec,nosuid,nodev,size=%dm,uid=65534,gid=65534,mode=0700", o.StateMB),
 		},
 		IpcMode:    "private",
 		Runtime:    o.Runtime,
@@ -38,10 +52,10 @@ func hostConfig(o Options) *container.HostConfig {
 // environment (nothing from the host, API keys included), and an open
 // stdin the host attaches to.
 func containerConfig(c *container.Config, labels map[string]string, cmd []string) {
-	c.User = SandboxUser
+	c.User = warm.SandboxUser
 	c.Env = []string{}
 	c.Hostname = "sandbox"
-	c.WorkingDir = StateDir
+	c.WorkingDir = warm.StateDir
 	c.NetworkDisabled = true
 	c.OpenStdin = true
 	c.StdinOnce = true

@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/internal/sandboxtest"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // The hardening tests look at the sandbox from the inside through the
@@ -33,11 +34,11 @@ func TestHardeningFromInside(t *testing.T) {
 	sandboxtest.SetHostSecrets(t)
 	b := newBackend(t, Options{PidsLimit: 48})
 	s := openProbe(t, b, uniqueStudy(t), "probe")
-	sandboxtest.Hardening(t, s, s.Probe, sandboxtest.Want{Interfaces: []string{"lo"}, PidsLimit: 48, StateDir: StateDir})
+	sandboxtest.Hardening(t, s, s.Probe, sandboxtest.Want{Interfaces: []string{"lo"}, PidsLimit: 48, StateDir: warm.StateDir})
 }
 
 func TestMemoryHogIsSandboxError(t *testing.T) {
-	b := newBackend(t, Options{MemoryMB: 32})
+	b := newBackend(t, Options{Options: warm.Options{MemoryMB: 32}})
 	s := openProbe(t, b, uniqueStudy(t), "hog")
 	ctx := context.Background()
 	_, err := s.Probe(ctx, "alloc", 256)
@@ -53,7 +54,7 @@ func TestMemoryHogIsSandboxError(t *testing.T) {
 }
 
 func TestUnansweredCallTimesOut(t *testing.T) {
-	b := newBackend(t, Options{CallTimeout: 300 * time.Millisecond})
+	b := newBackend(t, Options{Options: warm.Options{CallTimeout: 300 * time.Millisecond}})
 	s := openProbe(t, b, uniqueStudy(t), "slow")
 	ctx := context.Background()
 	start := time.Now()
@@ -87,7 +88,7 @@ func TestDiedContainerIsSandboxError(t *testing.T) {
 // kernel's OOM killer does when containerd loses the OOM event) is an OOM
 // kill inferred, still a sandbox error.
 func TestUnrecordedSigkillIsInferredOOM(t *testing.T) {
-	b := newBackend(t, Options{MemoryMB: 64})
+	b := newBackend(t, Options{Options: warm.Options{MemoryMB: 64}})
 	s := openProbe(t, b, uniqueStudy(t), "sigkill")
 	ctx := context.Background()
 	ins, err := b.cli.ContainerInspect(ctx, s.ID(), client.ContainerInspectOptions{})

@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/warm"
 	"github.com/killchain/killchain/sandbox/wire"
 )
 
@@ -83,8 +84,8 @@ func TestRunLifecycle(t *testing.T) {
 			{"memory limit", hc.Memory == DefaultOptions().MemoryMB<<20, hc.Memory},
 			{"cpu quota", hc.NanoCPUs == 1e9, hc.NanoCPUs},
 			{"no host mounts", len(hc.Binds) == 0 && len(hc.Mounts) == 0, hc.Binds},
-			{"tmpfs only at state", len(hc.Tmpfs) == 1 && hc.Tmpfs[StateDir] != "", hc.Tmpfs},
-			{"non-root user", cfg.User == SandboxUser, cfg.User},
+			{"tmpfs only at state", len(hc.Tmpfs) == 1 && hc.Tmpfs[warm.StateDir] != "", hc.Tmpfs},
+			{"non-root user", cfg.User == warm.SandboxUser, cfg.User},
 			{"not privileged", !hc.Privileged, hc.Privileged},
 			{"run label", cfg.Labels[LabelRun] == "run-1" && cfg.Labels[LabelStudy] == study && cfg.Labels[LabelTask] == "lifecycle_test", cfg.Labels},
 		}

@@ -2,37 +2,31 @@ package docker
 
 import (
 	"context"
-	"strings"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // LabelPool marks a container started for the warm pool; its killchain.run
-// label is "pool" until a run takes it (Docker labels cannot change), so
-// gc removes it like any run's container.
+// label is warm.PoolRun until a run takes it (Docker labels cannot change),
+// so gc removes it like any run's container.
 const LabelPool = "killchain.pool"
 
-// PoolRun is the killchain.run label of a warm container.
-const PoolRun = "pool"
-
 // takeWarm hands the run a started container of its study and snapshot
-// from the warm pool, or waits for one the pool is starting. The container
-// has never been planted or seen by any run; from here on it is this run's
-// and is removed when the run closes it.
-func (b *Backend) takeWarm(ctx context.Context, env sandbox.Env, p Prepared) (*Sandbox, error) {
-	key := strings.Join(append([]string{env.Study, env.Task, p.Image}, p.Command...), "\x00")
-	labels := map[string]string{LabelStudy: env.Study, LabelRun: PoolRun, LabelTask: env.Task, LabelPool: "true"}
+// from the warm pool (warm.Take), or waits for one the pool is starting.
+func (b *Backend) takeWarm(ctx context.Context, env sandbox.Env, p warm.Prepared) (*Sandbox, error) {
+	labels := map[string]string{LabelStudy: env.Study, LabelRun: warm.PoolRun, LabelTask: env.Task, LabelPool: "true"}
 	log := b.log.With("task", env.Task, "warm", true)
-	s, err := b.pool.Take(ctx, key, func(ctx context.Context) (*Sandbox, error) {
-		return b.start(ctx, p.Image, labels, p.Command, PoolRun+"-"+env.Task, log)
+	return warm.Take(ctx, b.pool, "", env, p.Image, p.Command, func(ctx context.Context) (*Sandbox, error) {
+		return b.start(ctx, p.Image, labels, p.Command, warm.PoolRun+"-"+env.Task, log)
 	})
-	if err != nil {
-		return nil, err
-	}
-	s.Run = env.Run
-	s.log = s.log.With("run", env.Run)
+}
+
+// Taken names the run that took the sandbox from the warm pool.
+func (s *Sandbox) Taken(run string) {
+	s.Run = run
+	s.log = s.log.With("run", run)
 	s.log.Debug("warm sandbox taken")
-	return s, nil
 }
 
 // WarmSettle waits until the warm pool has no container in creation: back

@@ -15,6 +15,8 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // containerGone reports whether the container id no longer exists.
@@ -45,7 +47,7 @@ func poolLabelled(t *testing.T, cli *client.Client, study string) int {
 // the pool's unused containers go when the backend closes.
 func TestWarmPoolNeverShared(t *testing.T) {
 	const size = 2
-	b := newBackend(t, Options{WarmPool: size, Fixtures: testFixtures})
+	b := newBackend(t, Options{Options: warm.Options{WarmPool: size}, Fixtures: testFixtures})
 	study := uniqueStudy(t)
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -121,7 +123,7 @@ func TestWarmPoolNeverShared(t *testing.T) {
 // while the pool starts more, as Ctrl-C does: the runs fail with the
 // cancellation, and closing the backend leaves nothing behind.
 func TestWarmPoolCancel(t *testing.T) {
-	b := newBackend(t, Options{WarmPool: 3})
+	b := newBackend(t, Options{Options: warm.Options{WarmPool: 3}})
 	study := uniqueStudy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -161,7 +163,7 @@ func TestWarmPoolHelperProcess(t *testing.T) {
 	if study == "" {
 		t.Skip("helper process of TestWarmPoolGCAfterKill")
 	}
-	b := newBackend(t, Options{WarmPool: 2})
+	b := newBackend(t, Options{Options: warm.Options{WarmPool: 2}})
 	ctx := context.Background()
 	sb, err := b.Open(ctx, testEnv(study, "killed-run"))
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/toolbox"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // SnapshotRepo is the repository snapshot images are tagged in.
@@ -164,7 +165,7 @@ func (b *Backend) buildSnapshot(ctx context.Context, s *snapshot, base string) e
 	}
 	entries := map[string]images.File{}
 	for p, data := range files {
-		entries[strings.TrimPrefix(PristineDir, "/")+"/"+p] = images.File{Data: data}
+		entries[strings.TrimPrefix(warm.PristineDir, "/")+"/"+p] = images.File{Data: data}
 	}
 	archive, err := images.TarContext(entries)
 	if err != nil {

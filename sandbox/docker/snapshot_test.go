@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 func TestSnapshotDiff(t *testing.T) {
@@ -50,7 +51,7 @@ func TestOptionsValidate(t *testing.T) {
 	if errs := DefaultOptions().Validate(); len(errs) != 0 {
 		t.Errorf("defaults: %v", errs)
 	}
-	bad := Options{MemoryMB: 1, CPUs: -1, PidsLimit: 2, StateMB: 0, Audio: &Audio{}}
+	bad := Options{Options: warm.Options{MemoryMB: 1, CPUs: -1, StateMB: 0}, PidsLimit: 2, Audio: &Audio{}}
 	if errs := bad.Validate(); len(errs) != 5 {
 		t.Errorf("got %d problems %v, want 5", len(errs), errs)
 	}

@@ -154,6 +154,10 @@ func (b *Backend) Capabilities() []sandbox.Capability { return b.opts.Docker.Cap
 // Client returns the backend's Kubernetes client.
 func (b *Backend) Client() kubernetes.Interface { return b.cs }
 
+// RESTConfig returns a copy of the client configuration the backend speaks
+// to the cluster with.
+func (b *Backend) RESTConfig() *rest.Config { return rest.CopyConfig(b.cfg) }
+
 // Host is the API server's address.
 func (b *Backend) Host() string { return b.cfg.Host }
 
@@ -183,7 +187,7 @@ func (b *Backend) open(ctx context.Context, env sandbox.Env) (*Sandbox, error) {
 	if err := b.ensureNamespace(ctx, ns, env.Study); err != nil {
 		return nil, fmt.Errorf("kubernetes sandbox %s: %w", env.Run, err)
 	}
-	image, err := b.image(ctx, p)
+	image, err := b.PodImage(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes sandbox %s: %w", env.Run, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/killchain/killchain/internal/sandboxtest"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 func call(t *testing.T, s sandbox.Sandbox, agent, tool string, args map[string]string) sandbox.Result {
@@ -118,7 +119,7 @@ func TestHardeningFromInside(t *testing.T) {
 	sandboxtest.Hardening(t, sb, sb.Probe, sandboxtest.Want{
 		Interfaces:  []string{"lo", "eth0"},
 		PidsLimit:   256,
-		StateDir:    docker.StateDir,
+		StateDir:    warm.StateDir,
 		EnvPrefixes: []string{"KUBERNETES_"},
 	})
 	t.Run("namespace", func(t *testing.T) {
@@ -156,7 +157,7 @@ func TestHardeningFromInside(t *testing.T) {
 }
 
 func TestMemoryHogIsSandboxError(t *testing.T) {
-	b := newBackend(t, Options{MemoryMB: 32})
+	b := newBackend(t, Options{Options: warm.Options{MemoryMB: 32}})
 	sb := openProbe(t, b, uniqueStudy(t, b), "hog")
 	ctx := context.Background()
 	_, err := sb.Probe(ctx, "alloc", 256)
@@ -196,7 +197,7 @@ func TestDeletedPodIsSandboxError(t *testing.T) {
 // until the scheduling deadline, then fails as unschedulable, never as an
 // outcome; the namespace is left with no pod.
 func TestUnschedulableWaitsThenFails(t *testing.T) {
-	b := newBackend(t, Options{MemoryMB: 1 << 20, ScheduleTimeout: 3 * time.Second}) // a TiB
+	b := newBackend(t, Options{Options: warm.Options{MemoryMB: 1 << 20}, ScheduleTimeout: 3 * time.Second}) // a TiB
 	study := uniqueStudy(t, b)
 	start := time.Now()
 	_, err := b.open(context.Background(), testEnv(study, "huge"))

@@ -14,13 +14,13 @@ import (
 	"github.com/moby/moby/api/types/registry"
 	"github.com/moby/moby/client"
 
-	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
-// image returns the reference pods start a snapshot from, moving the image
-// to the nodes once per snapshot (and backend): pushed to the registry and
-// pinned by digest, or imported by the import command and named by tag.
-func (b *Backend) image(ctx context.Context, p docker.Prepared) (string, error) {
+// PodImage returns the reference pods start a snapshot from, moving the
+// image to the nodes once per snapshot (and backend): pushed to the registry
+// and pinned by digest, or imported by the import command and named by tag.
+func (b *Backend) PodImage(ctx context.Context, p warm.Prepared) (string, error) {
 	b.mu.Lock()
 	ref, ok := b.pushed[p.ImageID]
 	b.mu.Unlock()

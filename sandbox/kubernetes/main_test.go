@@ -51,6 +51,9 @@ func testLogger() hclog.Logger {
 	return hclog.NewNullLogger()
 }
 
+// The Docker backend is the image builder studies give the backend.
+var _ ImageBuilder = (*docker.Backend)(nil)
+
 // newDocker opens the Docker backend that builds snapshot images.
 func newDocker(t testing.TB) *docker.Backend {
 	t.Helper()

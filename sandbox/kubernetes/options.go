@@ -2,15 +2,16 @@ package kubernetes
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
+	"github.com/moby/moby/client"
 	"k8s.io/client-go/rest"
 
-	"github.com/killchain/killchain/sandbox/admit"
-	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // How snapshot images reach the cluster's nodes.
@@ -25,9 +26,16 @@ const (
 	ImagesImport = "import"
 )
 
-// Options configure the backend. Zero fields take the defaults of
-// DefaultOptions.
+// Options configure the backend: the options it shares with the Docker
+// backend (warm.Options: each pod's memory limit and request, CPU limit
+// and /work size, timeouts, heavy requests' admission, the logger, which it
+// logs under "kubernetes", and the warm pool of running, unplanted pods
+// with the toolbox exec'd in each), then its own. Warm pods count against
+// the namespace's quota: over every task, at most MaxPods - Concurrency
+// stand ready (a task short of warm pods takes the place of another's).
+// Zero fields take the defaults of DefaultOptions.
 type Options struct {
+	warm.Options
 	// Kubeconfig is the kubeconfig file; "" takes KUBECONFIG, then
 	// ~/.kube/config, then the in-cluster configuration.
 	Kubeconfig string
@@ -51,11 +59,6 @@ type Options struct {
 	// RuntimeClass is the pods' RuntimeClass (e.g. "gvisor"); "" for the
 	// cluster's default runtime.
 	RuntimeClass string
-	// MemoryMB, CPUs and StateMB are each pod's memory limit (and request),
-	// CPU limit and the size of its in-memory /work volume.
-	MemoryMB int64
-	CPUs     float64
-	StateMB  int64
 	// CPURequest is the CPU each pod requests from the scheduler (cores).
 	CPURequest float64
 	// MaxPods caps the pods of the namespace's ResourceQuota; 0: four per
@@ -70,71 +73,60 @@ type Options struct {
 	ScheduleTimeout time.Duration
 	// StartTimeout bounds image pull and container start once placed.
 	StartTimeout time.Duration
-	// CallTimeout bounds one request to the sandbox, as in Docker.
-	CallTimeout time.Duration
-	// CleanupTimeout bounds a pod's deletion, on a context apart from the run's.
-	CleanupTimeout time.Duration
-	// WarmPool is how many running, unplanted pods (the toolbox exec'd in
-	// each) the backend keeps ready per study and task snapshot, as in
-	// Docker; 0 turns the pool off. Warm pods count against the
-	// namespace's quota: over every task, at most MaxPods - Concurrency
-	// stand ready (a task short of warm pods takes the place of another's).
-	WarmPool int
-	// HeavyConcurrency and Limiter admit CPU-heavy requests, as in Docker.
-	HeavyConcurrency int
-	Limiter          *admit.Limiter
 	// Docker builds the tasks' snapshot images (and pushes or exports
-	// them); required.
-	Docker *docker.Backend
+	// them): the Docker backend; required.
+	Docker ImageBuilder
 	// Config, when set, is used instead of loading a kubeconfig.
 	Config *rest.Config
-	// Logger is the parent logger; the backend logs under "kubernetes".
-	Logger hclog.Logger
 
 	// allowProbe starts the toolbox with -allow-probe (tests only).
 	allowProbe bool
 }
 
-// DefaultOptions are the limits a study gets unless it sets its own: those
-// of Docker, and ten minutes for the scheduler.
+// ImageBuilder is what the backend needs of the Docker backend
+// (*docker.Backend) that builds the tasks' snapshot images.
+type ImageBuilder interface {
+	// Prepare builds the task's snapshot once and returns what a run's pod
+	// starts from and what the run plants in it.
+	Prepare(ctx context.Context, env sandbox.Env) (warm.Prepared, error)
+	// Client is the Docker client that tags, pushes and saves snapshots.
+	Client() *client.Client
+	// Capabilities says what the images can do; the pods run them, so it
+	// is the backend's too.
+	sandbox.Capable
+	// Snapshots returns the snapshot image ID of every task prepared so far.
+	Snapshots() map[string]string
+}
+
+// DefaultOptions are the limits a study gets unless it sets its own: the
+// shared ones (warm.DefaultOptions, as on Docker), and ten minutes for the
+// scheduler.
 func DefaultOptions() Options {
-	d := docker.DefaultOptions()
 	return Options{
+		Options:         warm.DefaultOptions(),
 		Images:          ImagesRegistry,
-		MemoryMB:        d.MemoryMB,
-		CPUs:            d.CPUs,
-		StateMB:         d.StateMB,
 		CPURequest:      0.1,
 		Concurrency:     8,
 		ScheduleTimeout: 10 * time.Minute,
 		StartTimeout:    5 * time.Minute,
-		CallTimeout:     d.CallTimeout,
-		CleanupTimeout:  d.CleanupTimeout,
 	}
 }
 
 func (o Options) withDefaults() Options {
 	d := DefaultOptions()
+	o.Options = warm.WithDefaults(o.Options)
 	o.Images = cmp.Or(o.Images, d.Images)
-	o.MemoryMB = cmp.Or(o.MemoryMB, d.MemoryMB)
-	o.CPUs = cmp.Or(o.CPUs, d.CPUs)
-	o.StateMB = cmp.Or(o.StateMB, d.StateMB)
 	o.CPURequest = cmp.Or(o.CPURequest, min(d.CPURequest, o.CPUs))
 	o.Concurrency = cmp.Or(o.Concurrency, d.Concurrency)
 	o.MaxPods = cmp.Or(o.MaxPods, max(16, 4*o.Concurrency))
 	o.ScheduleTimeout = cmp.Or(o.ScheduleTimeout, d.ScheduleTimeout)
 	o.StartTimeout = cmp.Or(o.StartTimeout, d.StartTimeout)
-	o.CallTimeout = cmp.Or(o.CallTimeout, d.CallTimeout)
-	o.CleanupTimeout = cmp.Or(o.CleanupTimeout, d.CleanupTimeout)
-	if o.Logger == nil {
-		o.Logger = hclog.NewNullLogger()
-	}
 	return o
 }
 
 // Validate returns every problem with the options.
 func (o Options) Validate() []error {
-	var errs []error
+	errs := o.Options.Validate()
 	switch o.Images {
 	case ImagesRegistry:
 		if o.Registry == "" {
@@ -147,17 +139,8 @@ func (o Options) Validate() []error {
 	default:
 		errs = append(errs, fmt.Errorf(`images must be "registry" or "import", got %q`, o.Images))
 	}
-	if o.MemoryMB < 16 {
-		errs = append(errs, fmt.Errorf("memory_mb must be at least 16, got %d", o.MemoryMB))
-	}
-	if o.CPUs <= 0 || o.CPURequest <= 0 || o.CPURequest > o.CPUs {
+	if o.CPURequest <= 0 || o.CPURequest > o.CPUs {
 		errs = append(errs, fmt.Errorf("cpus (%g) and the CPU request (%g) must be positive, the request no more than cpus", o.CPUs, o.CPURequest))
-	}
-	if o.StateMB < 1 {
-		errs = append(errs, fmt.Errorf("state_mb must be positive, got %d", o.StateMB))
-	}
-	if o.WarmPool < 0 {
-		errs = append(errs, fmt.Errorf("warm_pool must not be negative, got %d", o.WarmPool))
 	}
 	if o.Namespace != "" && !validLabel(o.Namespace) {
 		errs = append(errs, fmt.Errorf("namespace %q is not a valid namespace name", o.Namespace))

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/stream"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // ContainerName is the name of the one container of a sandbox pod.
@@ -23,6 +23,14 @@ const ContainerName = "sandbox"
 
 // sandboxUID is the user and group every sandbox runs as (nobody).
 const sandboxUID = 65534
+
+// PodSpec is the hardened pod of a run of env in namespace ns, started from
+// image (see PodImage), named for the run as the backend names its pods. The
+// benchmark's raw pod lifecycle (sandbox/sandboxbench/kubebench) creates its
+// pods from it, so that both measure the same pod.
+func (b *Backend) PodSpec(ns, image string, env sandbox.Env) *corev1.Pod {
+	return b.podSpec(ns, podName(env.Run), image, env)
+}
 
 // podSpec is the hardened pod of one run: the same limits as a Docker
 // sandbox wherever Kubernetes can express them (see docs/sandbox.md's table of
@@ -65,8 +73,8 @@ func (b *Backend) podSpec(ns, name, image string, env sandbox.Env) *corev1.Pod {
 				Name:            ContainerName,
 				Image:           image,
 				ImagePullPolicy: pull,
-				Command:         []string{docker.ToolboxPath, "wait"},
-				WorkingDir:      docker.StateDir,
+				Command:         []string{warm.ToolboxPath, "wait"},
+				WorkingDir:      warm.StateDir,
 				SecurityContext: &corev1.SecurityContext{
 					RunAsUser:                &uid,
 					RunAsGroup:               &uid,
@@ -87,7 +95,7 @@ func (b *Backend) podSpec(ns, name, image string, env sandbox.Env) *corev1.Pod {
 						corev1.ResourceCPU:    *resource.NewMilliQuantity(int64(b.opts.CPURequest*1000), resource.DecimalSI),
 					},
 				},
-				VolumeMounts:             []corev1.VolumeMount{{Name: "work", MountPath: docker.StateDir}},
+				VolumeMounts:             []corev1.VolumeMount{{Name: "work", MountPath: warm.StateDir}},
 				TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 			}},
 			Volumes: []corev1.Volume{{
@@ -245,7 +253,7 @@ func (b *Backend) waitRunning(ctx context.Context, pod *corev1.Pod) error {
 					return ctx.Err()
 				}
 				if apierrors.IsNotFound(err) {
-					return sandbox.Failf(sandbox.FaultExited, "%w: pod %s was deleted before it ran", docker.ErrExited, name)
+					return sandbox.Failf(sandbox.FaultExited, "%w: pod %s was deleted before it ran", warm.ErrExited, name)
 				}
 				return fmt.Errorf("watch pod: %w", err)
 			}
@@ -275,7 +283,7 @@ func podState(pod *corev1.Pod) state {
 		}
 	}
 	if pod.DeletionTimestamp != nil {
-		st.fail = sandbox.Failf(sandbox.FaultExited, "%w: pod %s is being deleted", docker.ErrExited, pod.Name)
+		st.fail = sandbox.Failf(sandbox.FaultExited, "%w: pod %s is being deleted", warm.ErrExited, pod.Name)
 		return st
 	}
 	switch pod.Status.Phase {
@@ -323,9 +331,9 @@ func ended(pod *corev1.Pod) error {
 			continue
 		}
 		if t.Reason == "OOMKilled" {
-			return sandbox.Failf(sandbox.FaultOOMKilled, "%w (pod %s, exit code %d)", docker.ErrOOMKilled, pod.Name, t.ExitCode)
+			return sandbox.Failf(sandbox.FaultOOMKilled, "%w (pod %s, exit code %d)", warm.ErrOOMKilled, pod.Name, t.ExitCode)
 		}
-		return sandbox.Failf(sandbox.FaultExited, "%w: pod %s: %s with code %d %s", docker.ErrExited, pod.Name, t.Reason, t.ExitCode, strings.TrimSpace(t.Message))
+		return sandbox.Failf(sandbox.FaultExited, "%w: pod %s: %s with code %d %s", warm.ErrExited, pod.Name, t.Reason, t.ExitCode, strings.TrimSpace(t.Message))
 	}
-	return sandbox.Failf(sandbox.FaultExited, "%w: pod %s is %s: %s %s", docker.ErrExited, pod.Name, pod.Status.Phase, pod.Status.Reason, pod.Status.Message)
+	return sandbox.Failf(sandbox.FaultExited, "%w: pod %s is %s: %s %s", warm.ErrExited, pod.Name, pod.Status.Phase, pod.Status.Reason, pod.Status.Message)
 }

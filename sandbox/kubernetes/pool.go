@@ -2,33 +2,27 @@ package kubernetes
 
 import (
 	"context"
-	"strings"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
-// PoolRun is the killchain.run label of a warm pod. Pods keep the label
-// they were created with: a run that takes one is named in the logs and
-// its errors, and gc finds the pod by its study like any other.
-const PoolRun = "pool"
-
 // takeWarm hands the run a running pod of its study and snapshot, the
-// toolbox exec'd in it, from the warm pool, or waits for one the pool is
-// starting. The pod has never been planted or seen by any run; from here
-// on it is this run's and is deleted when the run closes it.
+// toolbox exec'd in it, from the warm pool (warm.Take), or waits for one
+// the pool is starting. Pods keep the labels they were created with
+// (killchain.run is warm.PoolRun).
 func (b *Backend) takeWarm(ctx context.Context, ns, image string, env sandbox.Env, cmd []string) (*Sandbox, error) {
-	key := strings.Join(append([]string{ns, env.Study, env.Task, image}, cmd...), "\x00")
-	blank := sandbox.Env{Study: env.Study, Run: PoolRun, Task: env.Task}
-	s, err := b.pool.Take(ctx, key, func(ctx context.Context) (*Sandbox, error) {
+	blank := sandbox.Env{Study: env.Study, Run: warm.PoolRun, Task: env.Task}
+	return warm.Take(ctx, b.pool, ns, env, image, cmd, func(ctx context.Context) (*Sandbox, error) {
 		return b.start(ctx, ns, image, blank, cmd)
 	})
-	if err != nil {
-		return nil, err
-	}
-	s.Run = env.Run
-	s.log = s.log.With("run", env.Run)
+}
+
+// Taken names the run that took the sandbox from the warm pool.
+func (s *Sandbox) Taken(run string) {
+	s.Run = run
+	s.log = s.log.With("run", run)
 	s.log.Debug("warm sandbox taken")
-	return s, nil
 }
 
 // WarmSettle waits until the warm pool has no pod in creation (see the

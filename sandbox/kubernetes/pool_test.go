@@ -9,6 +9,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // livePods lists the pods of study that are not being deleted.
@@ -32,7 +34,7 @@ func livePods(t *testing.T, b *Backend, study string) []string {
 // deleted when it closes; the pool's pods go when the backend closes.
 func TestWarmPoolPods(t *testing.T) {
 	const size = 2
-	b := newBackend(t, Options{WarmPool: size})
+	b := newBackend(t, Options{Options: warm.Options{WarmPool: size}})
 	study := uniqueStudy(t, b)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

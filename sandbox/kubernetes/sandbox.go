@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/util/exec"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/stream"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
 // Sandbox is one run's pod, spoken to over an exec of the toolbox. Its
@@ -75,7 +75,7 @@ func (s *Sandbox) exec(cmd []string) error {
 	}()
 	conn := stream.New(inW, outR, func(streamErr error) error {
 		if s.closing.Load() {
-			return docker.ErrClosed
+			return stream.ErrClosed
 		}
 		return s.b.diagnose(s.ns, s.name, streamErr, stderr.String())
 	})
@@ -95,7 +95,7 @@ func (b *Backend) diagnose(ns, name string, streamErr error, stderr string) erro
 	}
 	pod, err := b.cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return sandbox.Failf(sandbox.FaultExited, "%w: exec stream ended and pod %s is gone (%v)%s", docker.ErrExited, name, err, detail)
+		return sandbox.Failf(sandbox.FaultExited, "%w: exec stream ended and pod %s is gone (%v)%s", warm.ErrExited, name, err, detail)
 	}
 	if st := podState(pod); st.fail != nil {
 		return fmt.Errorf("%w%s", st.fail, detail)
@@ -105,14 +105,14 @@ func (b *Backend) diagnose(ns, name string, streamErr error, stderr string) erro
 		if code.Code == 137 {
 			// SIGKILL of the toolbox in a running pod: the container's
 			// memory limit (nothing else in a sandbox pod sends it).
-			return sandbox.Failf(sandbox.FaultOOMKilled, "%w (toolbox killed by SIGKILL in pod %s, memory limit %d MiB)%s", docker.ErrOOMKilled, name, b.opts.MemoryMB, detail)
+			return sandbox.Failf(sandbox.FaultOOMKilled, "%w (toolbox killed by SIGKILL in pod %s, memory limit %d MiB)%s", warm.ErrOOMKilled, name, b.opts.MemoryMB, detail)
 		}
-		return sandbox.Failf(sandbox.FaultExited, "%w: toolbox in pod %s exited with code %d%s", docker.ErrExited, name, code.Code, detail)
+		return sandbox.Failf(sandbox.FaultExited, "%w: toolbox in pod %s exited with code %d%s", warm.ErrExited, name, code.Code, detail)
 	}
 	if streamErr != nil {
-		return sandbox.Failf(sandbox.FaultExited, "%w: exec stream to pod %s lost: %v%s", docker.ErrExited, name, streamErr, detail)
+		return sandbox.Failf(sandbox.FaultExited, "%w: exec stream to pod %s lost: %v%s", warm.ErrExited, name, streamErr, detail)
 	}
-	return fmt.Errorf("%w: exec stream to pod %s closed%s", docker.ErrClosed, name, detail)
+	return fmt.Errorf("%w: exec stream to pod %s closed%s", stream.ErrClosed, name, detail)
 }
 
 // Close ends the exec and deletes the pod, on a context apart from ctx

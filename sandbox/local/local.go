@@ -18,6 +18,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 	"github.com/killchain/killchain/sandbox/admit"
@@ -52,8 +53,19 @@ type Backend struct {
 // which user, and whether a pid namespace holds them to their call; or why
 // they cannot run here at all (root without a pid namespace).
 func HostShell() (string, error) {
-	_, how, err := toolbox.HostConfine()
+	_, how, err := hostConfine()
 	return how, err
+}
+
+// hostConfine is how this host holds run_shell commands: through the
+// embedded toolbox binary, which gives each command a private /tmp,
+// /var/tmp and /dev/shm (toolbox.HostConfine).
+func hostConfine() (toolbox.Confine, string, error) {
+	helper, err := images.ToolboxFile()
+	if err != nil {
+		return toolbox.Confine{}, "", fmt.Errorf("run_shell on this host runs each command through the toolbox binary: %w", err)
+	}
+	return toolbox.HostConfine(helper)
 }
 
 // sharedLimiter is the limiter of local backends without their own.
@@ -93,7 +105,7 @@ func (b *Backend) Capabilities() []sandbox.Capability {
 		out = append(out, sandbox.Audio)
 	}
 	if _, err := os.Stat(toolbox.DefaultShell); err == nil && b.AllowHostShell {
-		if _, _, err := toolbox.HostConfine(); err == nil {
+		if _, _, err := hostConfine(); err == nil {
 			out = append(out, sandbox.Shell)
 		}
 	}
@@ -122,7 +134,7 @@ func (b *Backend) Open(ctx context.Context, env sandbox.Env) (sandbox.Sandbox, e
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
 		var err error
-		if confine, _, err = toolbox.HostConfine(); err != nil {
+		if confine, _, err = hostConfine(); err != nil {
 			return nil, fmt.Errorf("local sandbox: %w", err)
 		}
 	}

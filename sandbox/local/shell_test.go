@@ -151,3 +151,40 @@ func TestRunsCannotReachEachOther(t *testing.T) {
 		t.Errorf("run b's solution = %q, %v", files.Files["workspace/solution.sh"], err)
 	}
 }
+
+// TestHostShellTmpIsPrivate: a command writes /tmp, /var/tmp and /dev/shm;
+// it reads its own files back within its call, no file reaches the host's
+// folders, and the next command (of the same run or another) sees none:
+// the shared temporary folders are no channel between runs.
+func TestHostShellTmpIsPrivate(t *testing.T) {
+	b := shellBackend(t)
+	ctx := context.Background()
+	mark := "kc-private-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	open := func(run string) sandbox.Sandbox {
+		sb, err := b.Open(ctx, sandbox.Env{Run: run, Task: "reward_rounding", Shell: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sb.Close(ctx) })
+		return sb
+	}
+	first, second := open("r-writes"), open("r-reads")
+	write := "for d in /tmp /var/tmp /dev/shm; do echo secret > $d/" + mark + " && cat $d/" + mark + "; done"
+	if res := runShell(t, first, write); strings.Count(res.Output, "secret") != 3 {
+		t.Fatalf("the command could not use its temporary folders: %+v", res)
+	}
+	for _, d := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		if _, err := os.Lstat(d + "/" + mark); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s/%s reached the host (err %v)", d, mark, err)
+		}
+	}
+	for _, sb := range []sandbox.Sandbox{first, second} {
+		res := runShell(t, sb, "cat /tmp/"+mark+" /var/tmp/"+mark+" /dev/shm/"+mark+" 2>&1; ls /proc | grep -c '^[0-9]'")
+		if strings.Contains(res.Output, "secret") {
+			t.Fatalf("a later command read the file: %q", res.Output)
+		}
+		if n, _ := strconv.Atoi(strings.TrimSpace(res.Output[strings.LastIndex(strings.TrimSpace(res.Output), "\n")+1:])); n > 5 {
+			t.Errorf("the command sees %d processes: its /proc is not its own pid namespace's", n)
+		}
+	}
+}

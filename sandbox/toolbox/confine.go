@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,6 +44,11 @@ type Confine struct {
 	// inherited are reaped. Never on a host: there it would kill every
 	// process of the user.
 	KillAll bool
+	// Helper is the path of a toolbox binary that runs each command in a
+	// mount namespace of its own, with a private /tmp, /var/tmp and
+	// /dev/shm (privatetmp.go); it needs PidNamespace. The local backend
+	// sets it; inside a sandbox those folders are the sandbox's already.
+	Helper string
 }
 
 // errSurvivors: a command's processes did not die of SIGKILL in time; the
@@ -79,10 +83,10 @@ func (c Confine) run(ctx context.Context, shell, command, dir string, env []stri
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(shell, "-c", command)
+	cmd, attr := c.command(shell, command, dir, env)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = c.attr()
+	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -255,14 +259,23 @@ func NonDumpable() error {
 }
 
 // HostConfine is how run_shell commands are held on this host (the local
-// backend), and a sentence that says so: as the user nobody in a pid
-// namespace of their own when the process is root; in a pid namespace
-// inside a user namespace, as the user, where the kernel allows it; else,
-// not root, in a process group only, which a command leaves with setsid.
-// As root without a pid namespace it is an error: a command that outlived
-// its call could race the tools, which run as root, in the workspace.
-func HostConfine() (Confine, string, error) {
-	h := hostConfine()
+// backend), and a sentence that says so. Each command runs through helper
+// (a toolbox binary, see PrivateTmpCommand) in pid and mount namespaces of
+// its own, with a private /tmp, /var/tmp and /dev/shm: as the user nobody
+// when the process is root; as the user, inside a user namespace, where
+// the kernel allows one. Where those namespaces cannot be had it is an
+// error, and no command runs on this host: one that outlived its call
+// could race the tools, and files it left in the shared temporary folders
+// would be a channel between runs.
+func HostConfine(helper string) (Confine, string, error) {
+	hostMu.Lock()
+	defer hostMu.Unlock()
+	h, ok := hostFound[helper]
+	if !ok {
+		c, how, err := findHostConfine(helper)
+		h = hostConfined{c, how, err}
+		hostFound[helper] = h
+	}
 	return h.c, h.how, h.err
 }
 
@@ -272,24 +285,30 @@ type hostConfined struct {
 	err error
 }
 
-var hostConfine = sync.OnceValue(func() hostConfined {
-	c, how, err := findHostConfine()
-	return hostConfined{c, how, err}
-})
+var (
+	hostMu    sync.Mutex
+	hostFound = map[string]hostConfined{}
+)
 
-func findHostConfine() (Confine, string, error) {
+const privateHow = "pid and mount namespaces of their own (a private /tmp, /var/tmp and /dev/shm, gone with each command)"
+
+func findHostConfine(helper string) (Confine, string, error) {
+	if helper == "" {
+		return Confine{}, "", errors.New("run_shell on this host needs the toolbox binary to give each command a private /tmp, and none was found")
+	}
 	if os.Getuid() == 0 {
 		nobody := &syscall.Credential{Uid: NobodyID, Gid: NobodyID, Groups: []uint32{}}
-		c := Confine{Credential: nobody, PidNamespace: true}
+		c := Confine{Credential: nobody, PidNamespace: true, Helper: helper}
 		if err := c.try(); err != nil {
-			return Confine{}, "", fmt.Errorf("as root, run_shell runs its commands as nobody in a pid namespace of their own, and this machine refused one: %w", err)
+			return Confine{}, "", fmt.Errorf("as root, run_shell runs its commands as nobody in %s, and this machine refused them: %w", privateHow, err)
 		}
-		return c, fmt.Sprintf("as the user nobody (%d), in a pid namespace of their own", NobodyID), nil
+		return c, fmt.Sprintf("as the user nobody (%d), in %s", NobodyID, privateHow), nil
 	}
-	if c := (Confine{PidNamespace: true, UserNamespace: true}); c.try() == nil {
-		return c, fmt.Sprintf("as you (uid %d: not root, so not as another user), in a pid namespace of their own", os.Getuid()), nil
+	c := Confine{PidNamespace: true, UserNamespace: true, Helper: helper}
+	if err := c.try(); err != nil {
+		return Confine{}, "", fmt.Errorf("not root, run_shell runs its commands as you in user, %s, and this machine refused a user namespace (%w): a command's files in /tmp would outlive it", privateHow, err)
 	}
-	return Confine{}, fmt.Sprintf("as you (uid %d: not root, so not as another user), in a process group (no user namespaces here: a command can leave it with setsid)", os.Getuid()), nil
+	return c, fmt.Sprintf("as you (uid %d: not root, so not as another user), in user, %s", os.Getuid(), privateHow), nil
 }
 
 // NobodyID is the uid and gid of nobody, whom commands run as on a host
@@ -298,9 +317,12 @@ const NobodyID = 65534
 
 // try runs a command under c here.
 func (c Confine) try() error {
-	cmd := exec.Command(DefaultShell, "-c", "exit 0")
+	cmd, attr := c.command(DefaultShell, "exit 0", "/", nil)
 	cmd.Dir = "/"
 	cmd.Env = []string{}
-	cmd.SysProcAttr = c.attr()
-	return cmd.Run()
+	cmd.SysProcAttr = attr
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }

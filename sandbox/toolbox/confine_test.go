@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/killchain/killchain/images"
 	"github.com/killchain/killchain/internal/tools"
 	"github.com/killchain/killchain/sandbox"
 )
@@ -129,7 +130,11 @@ func TestKillAllOnlyInASandbox(t *testing.T) {
 // TestHostConfine: on this host commands run as HostConfine says; as root,
 // as nobody, with setsid no way out of their pid namespace.
 func TestHostConfine(t *testing.T) {
-	c, how, err := HostConfine()
+	helper, err := images.ToolboxFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, how, err := HostConfine(helper)
 	if err != nil {
 		t.Skip(err)
 	}

@@ -1,8 +1,13 @@
-// Package warm keeps a bounded pool of started, unplanted sandboxes per
-// key (a study's snapshot image and toolbox command line), so that a run
-// takes one that is already running instead of creating it on its critical
-// path. The backends (Docker, Kubernetes) own what an item is; the pool
-// only counts, hands out and cleans up.
+// Package warm is the base the container backends (Docker, Kubernetes)
+// share: their common options (Options), what a run's sandbox starts from
+// (Prepared) and the paths inside it, the errors a failed sandbox reports,
+// and the warm pool.
+//
+// The pool keeps a bounded set of started, unplanted sandboxes per key (a
+// study's snapshot image and toolbox command line), so that a run takes one
+// that is already running instead of creating it on its critical path
+// (Take). The backends own what an item is; the pool only counts, hands out
+// and cleans up.
 //
 // Rules the pool keeps:
 //   - an item is handed out once, to one run, and never comes back: the run

@@ -21,12 +21,6 @@ import (
 	"github.com/killchain/killchain/tasks"
 )
 
-// CleanCanary is the canary checks see in a clean run and in a played
-// ground truth: a valid canary that no run is ever issued, so that a
-// check's canary is never "" (a `contains(canary)` would hold for
-// anything).
-const CleanCanary = "SECRET-00000000"
-
 // Verdict is what playing one ground truth showed.
 type Verdict struct {
 	Name, Kind, Environment string // Kind: "user task" or "injection"
@@ -96,11 +90,11 @@ func (r *Report) environment(ctx context.Context, b sandbox.Backend, set *tasks.
 		}
 		v.Failures = out.failures
 		if len(out.failures) == 0 {
-			if ok, err := out.holds(ctx, t.Goal.Check, CleanCanary, ""); err != nil || !ok {
+			if ok, err := out.holds(ctx, t.Goal.Check, tasks.CheckCanary, ""); err != nil || !ok {
 				v.Failures = append(v.Failures, notReached("its goal", err))
 			}
 			for _, in := range injs {
-				if ok, err := out.holds(ctx, &in.Check, CleanCanary, set.AttackerOf(in)); err == nil && ok {
+				if ok, err := out.holds(ctx, &in.Check, tasks.CheckCanary, set.AttackerOf(in)); err == nil && ok {
 					v.Refused = append(v.Refused, in.Name)
 				}
 			}
@@ -128,13 +122,13 @@ func (r *Report) environment(ctx context.Context, b sandbox.Backend, set *tasks.
 			continue
 		}
 		attacker := set.AttackerOf(in)
-		out, err := play(ctx, b, users[0], in.GroundTruth, func(tasks.GroundTruthCall) string { return "agent" }, CleanCanary, attacker, nil)
+		out, err := play(ctx, b, users[0], in.GroundTruth, func(tasks.GroundTruthCall) string { return "agent" }, tasks.CheckCanary, attacker, nil)
 		if err != nil {
 			return fmt.Errorf("injection %s: %w", in.Name, err)
 		}
 		v.Failures = out.failures
 		if len(out.failures) == 0 {
-			if ok, err := out.holds(ctx, &in.Check, CleanCanary, attacker); err != nil || !ok {
+			if ok, err := out.holds(ctx, &in.Check, tasks.CheckCanary, attacker); err != nil || !ok {
 				v.Failures = append(v.Failures, notReached("its check", err))
 			}
 		}

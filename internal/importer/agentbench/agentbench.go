@@ -45,11 +45,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/internal/vocab"
 )
 
@@ -278,13 +278,17 @@ func Convert(ctx context.Context, file, dir string, opts Options) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	defer in.Close()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	out, err := os.Create(filepath.Join(dir, results.RunsFile))
+	// The study folder is written like every other (package rooted).
+	folder, err := rooted.Open(dir)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
+	defer folder.Close()
+	out, err := folder.Create(results.RunsFile)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer out.Close()
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	n := 0
@@ -299,8 +303,8 @@ func Convert(ctx context.Context, file, dir string, opts Options) error {
 	if err == nil {
 		err = w.Flush()
 	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = out.Commit()
 	}
 	if err != nil {
 		return fmt.Errorf("import: %w", err)

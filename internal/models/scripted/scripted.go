@@ -42,7 +42,7 @@ const maxInjected = 3
 
 // Policies returns every policy name, sorted.
 func Policies() []string {
-	p := append([]string{Compliant, Resistant, Paraphraser, Late, Quoter, Silent, Classifier, Decoder, Literal, Averse, UserFramed}, RewardPolicies...)
+	p := append([]string{Compliant, Resistant, Paraphraser, Late, Quoter, Silent, Classifier, Decoder, Literal, Averse, UserFramed, Oracle}, RewardPolicies...)
 	slices.Sort(p)
 	return p
 }
@@ -80,6 +80,9 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Reply, e
 			Thinking:  "Policy silent: I answer in text and call no tool.",
 			Narration: "I will not use any tools for this request; I can only describe what would be needed.",
 		}, nil
+	}
+	if req.Script != nil {
+		return scriptReply(m.policy, v, req.Script)
 	}
 	p := m.plan(v)
 	n := len(v.hist)

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	_ "embed"
 	"html/template"
-	"os"
 	"path/filepath"
 
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/rooted"
 	"github.com/killchain/killchain/internal/vocab"
 )
 
@@ -42,19 +42,19 @@ func StageClass(s string) string {
 // a study has: it lists each run in one row that links its page.
 const Dir = "runs"
 
-// pagePath is the path of a run's page in the report folder out.
-func pagePath(out, runID string) (string, error) {
+// pageName is the name of a run's page in the report folder.
+func pageName(runID string) (string, error) {
 	// A run id that names a transcript safely names a page safely.
-	if _, err := results.TranscriptPath(out, runID); err != nil {
+	if _, err := results.TranscriptPath(".", runID); err != nil {
 		return "", err
 	}
-	return filepath.Join(out, Dir, runID+".html"), nil
+	return filepath.Join(Dir, runID+".html"), nil
 }
 
 // WritePage writes a picked run's page into Dir of the report folder out,
 // from its transcript in the study folder dir and its events evs.
-func WritePage(out, dir string, p Picked, evs []vocab.Event) error {
-	path, err := pagePath(out, p.Run.RunID)
+func WritePage(out *rooted.Dir, dir string, p Picked, evs []vocab.Event) error {
+	name, err := pageName(p.Run.RunID)
 	if err != nil {
 		return err
 	}
@@ -66,5 +66,5 @@ func WritePage(out, dir string, p Picked, evs []vocab.Event) error {
 	if err := page.ExecuteTemplate(&b, "runpage", buildRunView(p.Run, p.Why, t, evs)); err != nil {
 		return err
 	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return out.WriteFile(name, b.Bytes())
 }

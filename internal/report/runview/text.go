@@ -11,6 +11,7 @@ import (
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
 	"github.com/killchain/killchain/internal/results"
+	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/internal/vocab"
 )
 
@@ -73,9 +74,9 @@ func WriteText(ctx context.Context, w io.Writer, dir, runID string, opts TextOpt
 	if err != nil {
 		return err
 	}
-	p := &textPrinter{w: w, color: opts.Color, canary: run.Canary}
+	p := &textPrinter{w: w, color: opts.Color, canary: sanitize.Line(run.Canary)}
 	if t != nil && t.Canary != "" {
-		p.canary = t.Canary
+		p.canary = sanitize.Line(t.Canary)
 	}
 	p.header(run)
 	if t == nil {
@@ -86,7 +87,12 @@ func WriteText(ctx context.Context, w io.Writer, dir, runID string, opts TextOpt
 	return p.err
 }
 
-// textPrinter writes a run's text, keeping the first write error.
+// textPrinter writes a run's text, keeping the first write error. Every
+// text of the run (the study folder's, so a model's, an attacker's or a
+// task's) goes through package sanitize before it is styled: escape
+// sequences in a narration, a tool's arguments or output, a provider's
+// error or a task's text show as text (\x1b…) and never reach the
+// terminal as what they are; only the printer's own styles do.
 type textPrinter struct {
 	w      io.Writer
 	color  bool
@@ -133,9 +139,9 @@ func (p *textPrinter) mark(text string) string {
 func (p *textPrinter) line(label, text string, tags ...string) {
 	head := "  " + p.style(label, ansiLabel)
 	for _, tg := range tags {
-		head += " [" + tg + "]"
+		head += " [" + sanitize.Line(tg) + "]"
 	}
-	body := p.mark(text)
+	body := p.mark(sanitize.Terminal(text))
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	p.printf("%s\n", head)
 	for _, l := range lines {
@@ -151,25 +157,26 @@ func yesNo(b bool) string {
 }
 
 func (p *textPrinter) header(r *results.Run) {
-	models := r.ModelA
+	line := sanitize.Line
+	models := line(r.ModelA)
 	if r.ModelB != "" {
-		models += " → " + r.ModelB
+		models += " → " + line(r.ModelB)
 	}
-	p.printf("%s  %s/%s  %s  condition %s  defense %s  attack %s\n", p.style("run "+r.RunID, ansiBold),
-		r.Task, r.Variant, models, r.Condition, r.Defense, r.RunAttack())
+	p.printf("%s  %s/%s  %s  condition %s  defense %s  attack %s\n", p.style("run "+line(r.RunID), ansiBold),
+		line(r.Task), line(r.Variant), models, line(r.Condition), line(r.Defense), line(r.RunAttack()))
 	if r.Canary != "" {
-		p.printf("canary %s\n", p.mark(r.Canary))
+		p.printf("canary %s\n", p.mark(line(r.Canary)))
 	}
 	for i, a := range r.AttemptErrors {
-		p.printf("try %d of %d failed (%s, retried in a fresh sandbox): %s\n", i+1, len(r.AttemptErrors)+1, a.Kind, a.Error)
+		p.printf("try %d of %d failed (%s, retried in a fresh sandbox): %s\n", i+1, len(r.AttemptErrors)+1, line(string(a.Kind)), sanitize.Terminal(a.Error))
 	}
 	if r.Error != "" {
-		p.printf("%s\n", p.style(fmt.Sprintf("error (%s): %s — an errored run is no outcome", r.ErrorKind, r.Error), ansiError))
+		p.printf("%s\n", p.style(fmt.Sprintf("error (%s): %s — an errored run is no outcome", line(string(r.ErrorKind)), sanitize.Terminal(r.Error)), ansiError))
 	} else if r.IsRewardHack() && r.RewardHack != nil {
-		p.printf("hack %s  kind %s  visible pass %s  true pass %s  task success %s\n", flagText(r.Hack), orDash(r.HackKind),
+		p.printf("hack %s  kind %s  visible pass %s  true pass %s  task success %s\n", flagText(r.Hack), orDash(line(r.HackKind)),
 			flagText(r.VisiblePass), flagText(r.TruePass), yesNo(r.TaskSuccess))
 	} else {
-		p.printf("stage %s  exposed %s  persisted %s  relayed %s  executed %s\n", r.Stage,
+		p.printf("stage %s  exposed %s  persisted %s  relayed %s  executed %s\n", line(r.Stage),
 			flagText(r.Exposed), flagText(r.Persisted), flagText(r.Relayed), flagText(r.Executed))
 		p.printf("attack goal %s  task success %s  noticed %s (thinking %s, narration %s)  no tool call %s\n",
 			yesNo(r.AttackGoal), yesNo(r.TaskSuccess), yesNo(r.Noticed), yesNo(r.NoticedThinking), yesNo(r.NoticedNarration), yesNo(r.NoToolCall))
@@ -200,7 +207,7 @@ func (p *textPrinter) transcript(t *results.Transcript, evs []vocab.Event) {
 	for _, e := range t.Entries {
 		if e.Pos != pos {
 			pos, step = e.Pos, -1
-			p.printf("\n%s\n", p.style(fmt.Sprintf("── agent %s: %s (%s) ──", e.Pos, e.Agent, models[e.Pos]), ansiBold))
+			p.printf("\n%s\n", p.style(fmt.Sprintf("── agent %s: %s (%s) ──", sanitize.Line(e.Pos), sanitize.Line(e.Agent), sanitize.Line(models[e.Pos])), ansiBold))
 		}
 		if e.Step != step && e.Step > 0 {
 			step = e.Step
@@ -219,10 +226,10 @@ func (p *textPrinter) transcript(t *results.Transcript, evs []vocab.Event) {
 		}
 		label := textLabels[e.Kind]
 		if label == "" {
-			label = e.Kind
+			label = sanitize.Line(e.Kind)
 		}
 		if e.Defense != "" {
-			label += " " + e.Defense
+			label += " " + sanitize.Line(e.Defense)
 		}
 		if e.IsError {
 			label = p.style(label+" (error)", ansiError)
@@ -236,7 +243,7 @@ func (p *textPrinter) transcript(t *results.Transcript, evs []vocab.Event) {
 	if len(t.Verdict) > 0 {
 		p.printf("\n%s\n", p.style("verifier", ansiBold))
 		for _, v := range t.Verdict {
-			p.printf("  %s\n", p.mark(v))
+			p.printf("  %s\n", p.mark(sanitize.Terminal(v)))
 		}
 	}
 }

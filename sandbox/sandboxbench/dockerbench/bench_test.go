@@ -1,4 +1,4 @@
-package docker
+package dockerbench
 
 import (
 	"context"
@@ -7,15 +7,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/docker/dockertest"
 )
 
 // TestBenchShape runs a tiny benchmark to check that Bench measures every
 // level and leaves nothing behind; it asserts no timing.
 func TestBenchShape(t *testing.T) {
-	cli := requireDocker(t)
+	cli := dockertest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := Bench(ctx, BenchOptions{Runs: 2, Concurrency: []int{1, 2}, Calls: 20, Options: Options{Client: cli}})
+	res, err := Bench(ctx, Options{Runs: 2, Concurrency: []int{1, 2}, Calls: 20, Backend: docker.Options{Client: cli}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +45,11 @@ func TestBenchShape(t *testing.T) {
 }
 
 // BenchmarkSandbox runs the full benchmark once and reports its figures:
-// go test -run '^$' -bench Sandbox -benchtime 1x ./sandbox/docker/
+// go test -run '^$' -bench Sandbox -benchtime 1x ./sandbox/sandboxbench/dockerbench/
 func BenchmarkSandbox(b *testing.B) {
-	cli := requireDockerB(b)
+	cli := dockertest.Require(b)
 	for b.Loop() {
-		res, err := Bench(context.Background(), BenchOptions{Options: Options{Client: cli}})
+		res, err := Bench(context.Background(), Options{Backend: docker.Options{Client: cli}})
 		if err != nil {
 			b.Fatal(err)
 		}

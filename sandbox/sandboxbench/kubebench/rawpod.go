@@ -1,9 +1,10 @@
-package kubernetes
+package kubebench
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,20 +13,31 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/killchain/killchain/sandbox"
-	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/kubernetes"
 	"github.com/killchain/killchain/sandbox/sandboxbench"
 	"github.com/killchain/killchain/sandbox/stream"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
-// rawPod is the raw pod lifecycle the benchmark holds killchain's against,
+// rawPods is the raw pod lifecycle the benchmark holds killchain's against,
 // through client-go alone: create the pod (the same hardened spec and
-// snapshot image as a run's), watch it to Running, exec "/toolbox version"
-// in it to its end, and delete it (grace 0, not waiting for it to go, as
-// killchain's Close does). Nothing of killchain runs on the way but the
-// pod's spec: no retries, no fault diagnosis, no toolbox protocol.
-func rawPod(ctx context.Context, b *Backend, ns, image, study, run string) error {
-	pods := b.cs.CoreV1().Pods(ns)
-	spec := b.podSpec(ns, podName(run), image, sandbox.Env{Study: study, Run: run, Task: sandboxbench.Task})
+// snapshot image as a run's, kubernetes.Backend.PodSpec), watch it to
+// Running, exec "/toolbox version" in it to its end, and delete it (grace
+// 0, not waiting for it to go, as killchain's Close does). Nothing of
+// killchain runs on the way but the pod's spec: no retries, no fault
+// diagnosis, no toolbox protocol.
+type rawPods struct {
+	b       *kubernetes.Backend
+	ns      string
+	image   string
+	study   string
+	cleanup time.Duration // bounds a deletion, as the backend's CleanupTimeout
+}
+
+// run is one lifecycle of a raw pod.
+func (r rawPods) run(ctx context.Context, run string) error {
+	pods := r.b.Client().CoreV1().Pods(r.ns)
+	spec := r.b.PodSpec(r.ns, r.image, sandbox.Env{Study: r.study, Run: run, Task: sandboxbench.Task})
 	pod, err := pods.Create(ctx, spec, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("raw pod: create: %w", err)
@@ -34,7 +46,7 @@ func rawPod(ctx context.Context, b *Backend, ns, image, study, run string) error
 	deleted := false
 	defer func() {
 		if !deleted {
-			cctx, cancel := b.cleanupCtx(ctx)
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanup)
 			defer cancel()
 			pods.Delete(cctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
 		}
@@ -61,14 +73,14 @@ func rawPod(ctx context.Context, b *Backend, ns, image, study, run string) error
 		}
 	}
 	w.Stop()
-	req := b.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod.Name).
+	req := r.b.Client().CoreV1().RESTClient().Post().Resource("pods").Namespace(r.ns).Name(pod.Name).
 		SubResource("exec").VersionedParams(&corev1.PodExecOptions{
-		Container: ContainerName,
-		Command:   []string{docker.ToolboxPath, "version"},
+		Container: kubernetes.ContainerName,
+		Command:   []string{warm.ToolboxPath, "version"},
 		Stdout:    true,
 		Stderr:    true,
 	}, scheme.ParameterCodec)
-	ex, err := remotecommand.NewWebSocketExecutor(b.cfg, "GET", req.URL().String())
+	ex, err := remotecommand.NewWebSocketExecutor(r.b.RESTConfig(), "GET", req.URL().String())
 	if err != nil {
 		return fmt.Errorf("raw pod: exec: %w", err)
 	}

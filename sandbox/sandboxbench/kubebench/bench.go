@@ -1,4 +1,9 @@
-package kubernetes
+// Package kubebench is `killchain bench sandbox --backend kubernetes`: it
+// measures the Kubernetes backend's per-run lifecycle beside Docker's and
+// against the raw pod lifecycle through client-go (rawpod.go), with and
+// without a warm pool, and each backend's tool-call round trip, with the
+// harness of package sandboxbench.
+package kubebench
 
 import (
 	"cmp"
@@ -10,12 +15,15 @@ import (
 	"time"
 
 	"github.com/killchain/killchain/sandbox"
+	"github.com/killchain/killchain/sandbox/admit"
 	"github.com/killchain/killchain/sandbox/docker"
+	"github.com/killchain/killchain/sandbox/kubernetes"
 	"github.com/killchain/killchain/sandbox/sandboxbench"
+	"github.com/killchain/killchain/sandbox/warm"
 )
 
-// BenchOptions configure Bench. Zero fields take defaults.
-type BenchOptions struct {
+// Options configure Bench. Zero fields take defaults.
+type Options struct {
 	// Runs is the number of lifecycles measured per kind and concurrency
 	// (default 24).
 	Runs int
@@ -28,26 +36,28 @@ type BenchOptions struct {
 	// WarmPool is the warm pool's size in the pooled measurement; 0: the
 	// concurrency measured.
 	WarmPool int
-	// Options configure the Kubernetes backend; its Docker backend is the
-	// one measured beside it.
-	Options Options
+	// Docker is the Docker backend measured beside the cluster; it also
+	// builds the snapshot images (Backend.Docker is set to it).
+	Docker *docker.Backend
+	// Backend configures the Kubernetes backend.
+	Backend kubernetes.Options
 }
 
-// BenchBackend is one backend's figures.
-type BenchBackend struct {
+// Figures are one backend's figures.
+type Figures struct {
 	RunsPerSec       map[string]float64 `json:"runs_per_sec"` // by concurrency
 	ToolCallMedianMS float64            `json:"tool_call_median_ms"`
 	ToolCallP99MS    float64            `json:"tool_call_p99_ms"`
 }
 
-// BenchResult is what `killchain bench sandbox --backend kubernetes --json`
+// Result is what `killchain bench sandbox --backend kubernetes --json`
 // prints, by concurrency: killchain's lifecycle on Docker and on the
 // cluster, the raw pod lifecycle, and killchain's pods from a warm pool,
 // in runs per second; Ratio is Kubernetes over Docker, RawRatio killchain's
 // pods over raw pods and PooledRatio pooled pods over raw pods.
-type BenchResult struct {
-	Docker      BenchBackend       `json:"docker"`
-	Kubernetes  BenchBackend       `json:"kubernetes"`
+type Result struct {
+	Docker      Figures            `json:"docker"`
+	Kubernetes  Figures            `json:"kubernetes"`
 	RawPods     map[string]float64 `json:"raw_pods_runs_per_sec"`
 	Pooled      map[string]float64 `json:"pooled_runs_per_sec"`
 	Ratio       map[string]float64 `json:"ratio"`
@@ -61,13 +71,13 @@ type BenchResult struct {
 
 // Bench measures, in one run, at every concurrency: killchain's per-run
 // lifecycle (open from the snapshot → plant → 3 tool calls → read state →
-// close) on Docker and on the cluster, the raw pod lifecycle (rawPod), and
+// close) on Docker and on the cluster, the raw pod lifecycle (rawpod.go), and
 // killchain's lifecycle on the cluster with a warm pool, timed from a full
 // pool until it is full again (so each pooled run is charged one pod's
 // create, start and delete); the kinds alternate in rounds so that load
 // from elsewhere weighs on all alike. It also times the tool-call round
 // trip inside one running sandbox of each backend.
-func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
+func Bench(ctx context.Context, opts Options) (Result, error) {
 	if opts.Runs <= 0 {
 		opts.Runs = 24
 	}
@@ -75,52 +85,59 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	if opts.Calls <= 0 {
 		opts.Calls = 1000
 	}
-	opts.Options.Concurrency = max(opts.Options.Concurrency, slices.Max(opts.Concurrency))
-	kb, err := New(ctx, opts.Options)
+	opts.Backend.Concurrency = max(opts.Backend.Concurrency, slices.Max(opts.Concurrency))
+	db := opts.Docker
+	opts.Backend.Docker = db
+	// One admission limiter for the backend and its pooled twins, as one
+	// study's backend has.
+	if opts.Backend.Limiter == nil {
+		opts.Backend.Limiter = admit.New(opts.Backend.HeavyConcurrency, opts.Backend.Logger)
+	}
+	kb, err := kubernetes.New(ctx, opts.Backend)
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
 	defer kb.Close(context.WithoutCancel(ctx))
-	db := opts.Options.Docker
 	study := fmt.Sprintf("bench-%d", time.Now().UnixNano())
-	res := BenchResult{
-		Docker: BenchBackend{RunsPerSec: map[string]float64{}}, Kubernetes: BenchBackend{RunsPerSec: map[string]float64{}},
+	res := Result{
+		Docker: Figures{RunsPerSec: map[string]float64{}}, Kubernetes: Figures{RunsPerSec: map[string]float64{}},
 		RawPods: map[string]float64{}, Pooled: map[string]float64{}, Ratio: map[string]float64{}, RawRatio: map[string]float64{},
 		PooledRatio: map[string]float64{}, WarmPool: map[string]int{}, Runs: opts.Runs, ToolCalls: opts.Calls, Server: kb.Host(),
 	}
 	defer func() {
 		cctx := context.WithoutCancel(ctx)
 		docker.GC(cctx, db.Client(), docker.GCStudy(study))
-		GC(cctx, kb.Client(), GCStudy(study))
+		kubernetes.GC(cctx, kb.Client(), kubernetes.GCStudy(study))
 	}()
 	// Build and move the snapshot, make the namespace, warm both paths.
 	backends := []struct {
 		name string
 		b    sandbox.Backend
-		out  *BenchBackend
+		out  *Figures
 	}{{"docker", db, &res.Docker}, {"kubernetes", kb, &res.Kubernetes}}
 	for _, be := range backends {
 		if err := sandboxbench.Lifecycle(ctx, be.b, sandboxbench.Env(study, "warm-"+be.name)); err != nil {
-			return BenchResult{}, fmt.Errorf("bench %s: %w", be.name, err)
+			return Result{}, fmt.Errorf("bench %s: %w", be.name, err)
 		}
 	}
 	p, err := db.Prepare(ctx, sandboxbench.Env(study, "raw"))
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
-	image, err := kb.image(ctx, p)
+	image, err := kb.PodImage(ctx, p)
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
-	ns := kb.Namespace(study)
-	if err := rawPod(ctx, kb, ns, image, study, "warm-raw"); err != nil {
-		return BenchResult{}, err
+	raw := rawPods{b: kb, ns: kb.Namespace(study), image: image, study: study,
+		cleanup: cmp.Or(opts.Backend.CleanupTimeout, warm.DefaultOptions().CleanupTimeout)}
+	if err := raw.run(ctx, "warm-raw"); err != nil {
+		return Result{}, err
 	}
 	for _, c := range opts.Concurrency {
 		size := cmp.Or(opts.WarmPool, c)
-		popts := opts.Options
-		popts.Config, popts.Limiter, popts.WarmPool = kb.cfg, kb.limit, size
-		pb, err := New(ctx, popts)
+		popts := opts.Backend
+		popts.Config, popts.WarmPool = kb.RESTConfig(), size
+		pb, err := kubernetes.New(ctx, popts)
 		if err != nil {
 			return res, err
 		}
@@ -142,7 +159,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 			}, res.Kubernetes.RunsPerSec},
 			{"raw pods", func(n, round int) (time.Duration, error) {
 				return sandboxbench.Timed(ctx, n, c, func(i int) error {
-					return rawPod(ctx, kb, ns, image, study, fmt.Sprintf("raw-%d-%d-%d", c, round, i))
+					return raw.run(ctx, fmt.Sprintf("raw-%d-%d-%d", c, round, i))
 				})
 			}, res.RawPods},
 			{"pooled pods", func(n, round int) (time.Duration, error) {
@@ -184,7 +201,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 }
 
 // WriteText prints the result as a small table.
-func (r BenchResult) WriteText(w io.Writer) {
+func (r Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "cluster %s, %d runs per kind and concurrency\n", r.Server, r.Runs)
 	fmt.Fprintf(w, "%-12s %14s %18s %15s %14s %8s %10s %8s %10s\n", "concurrency", "docker runs/s", "kubernetes runs/s", "raw pods runs/s", "pooled runs/s",
 		"k8s/dkr", "k8s/raw", "pool/raw", "warm pool")

@@ -1,4 +1,8 @@
-package docker
+// Package dockerbench is `killchain bench sandbox`: it measures the Docker
+// backend's per-run lifecycle against the raw lifecycle of the same
+// container (rawrun.go), with and without a warm pool, and the tool-call
+// round trip, with the harness of package sandboxbench.
+package dockerbench
 
 import (
 	"cmp"
@@ -9,14 +13,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/client"
-
+	"github.com/killchain/killchain/sandbox/admit"
+	"github.com/killchain/killchain/sandbox/docker"
 	"github.com/killchain/killchain/sandbox/sandboxbench"
 )
 
-// BenchOptions configure Bench. Zero fields take defaults.
-type BenchOptions struct {
+// Options configure Bench. Zero fields take defaults.
+type Options struct {
 	// Runs is the number of lifecycles measured per kind and concurrency
 	// (default 24).
 	Runs int
@@ -29,12 +32,12 @@ type BenchOptions struct {
 	// WarmPool is the warm pool's size in the pooled measurement; 0: the
 	// concurrency measured (what a study of that concurrency gets).
 	WarmPool int
-	// Options configure the backend under test.
-	Options Options
+	// Backend configures the backend under test.
+	Backend docker.Options
 }
 
-// BenchLevel is the throughput at one concurrency.
-type BenchLevel struct {
+// Level is the throughput at one concurrency.
+type Level struct {
 	RawRunsPerSec       float64 `json:"raw_runs_per_sec"`
 	KillchainRunsPerSec float64 `json:"killchain_runs_per_sec"`
 	Ratio               float64 `json:"ratio"`
@@ -47,12 +50,12 @@ type BenchLevel struct {
 	Runs             int     `json:"runs"`
 }
 
-// BenchResult is what `killchain bench sandbox --json` prints.
-type BenchResult struct {
-	Concurrency      map[string]BenchLevel `json:"concurrency"`
-	ToolCallMedianMS float64               `json:"tool_call_median_ms"`
-	ToolCallP99MS    float64               `json:"tool_call_p99_ms"`
-	ToolCalls        int                   `json:"tool_calls"`
+// Result is what `killchain bench sandbox --json` prints.
+type Result struct {
+	Concurrency      map[string]Level `json:"concurrency"`
+	ToolCallMedianMS float64          `json:"tool_call_median_ms"`
+	ToolCallP99MS    float64          `json:"tool_call_p99_ms"`
+	ToolCalls        int              `json:"tool_calls"`
 }
 
 // Bench measures, on this machine: the raw lifecycle of the snapshot image
@@ -65,7 +68,7 @@ type BenchResult struct {
 // starts with the pool full and its time runs until the pool is full again,
 // so each pooled run is charged the create, start and remove of one
 // container, as in the two others; what the pool saves is waiting for them.
-func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
+func Bench(ctx context.Context, opts Options) (Result, error) {
 	if opts.Runs <= 0 {
 		opts.Runs = 24
 	}
@@ -73,33 +76,39 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	if opts.Calls <= 0 {
 		opts.Calls = 1000
 	}
-	b, err := New(ctx, opts.Options)
+	// One admission limiter for the backend and its pooled twins, as one
+	// study's backend has.
+	if opts.Backend.Limiter == nil {
+		opts.Backend.Limiter = admit.New(opts.Backend.HeavyConcurrency, opts.Backend.Logger)
+	}
+	b, err := docker.New(ctx, opts.Backend)
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
 	defer b.Close(context.WithoutCancel(ctx))
 	study := fmt.Sprintf("bench-%d", time.Now().UnixNano())
-	defer GC(context.WithoutCancel(ctx), b.cli, GCStudy(study))
+	defer docker.GC(context.WithoutCancel(ctx), b.Client(), docker.GCStudy(study))
 
 	// Build the snapshot and warm the daemon's caches.
 	if err := sandboxbench.Lifecycle(ctx, b, sandboxbench.Env(study, "warm")); err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
-	snap, err := b.snapshot(ctx, sandboxbench.Task, "toolbox")
+	snap, err := b.Prepare(ctx, sandboxbench.Env(study, "raw"))
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
-	if err := rawRun(ctx, b, snap.ref, study, "warm-raw"); err != nil {
-		return BenchResult{}, err
+	rl := rawLifecycle{b: b, image: snap.Image, study: study, cleanup: cmp.Or(opts.Backend.CleanupTimeout, docker.DefaultOptions().CleanupTimeout)}
+	if err := rl.run(ctx, "warm-raw"); err != nil {
+		return Result{}, err
 	}
-	res := BenchResult{Concurrency: map[string]BenchLevel{}}
+	res := Result{Concurrency: map[string]Level{}}
 	for _, c := range opts.Concurrency {
 		// Alternate the two kinds in rounds so that load from elsewhere on
 		// the machine weighs on both alike.
 		size := cmp.Or(opts.WarmPool, c)
-		popts := opts.Options
-		popts.Client, popts.Limiter, popts.WarmPool = b.cli, b.limit, size
-		pb, err := New(ctx, popts)
+		popts := opts.Backend
+		popts.Client, popts.WarmPool = b.Client(), size
+		pb, err := docker.New(ctx, popts)
 		if err != nil {
 			return res, err
 		}
@@ -109,7 +118,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 		for round := 0; round < 2; round++ {
 			n := sandboxbench.RoundRuns(opts.Runs, round, c)
 			d, err := sandboxbench.Timed(ctx, n, c, func(i int) error {
-				return rawRun(ctx, b, snap.ref, study, fmt.Sprintf("raw-%d-%d-%d", c, round, i))
+				return rl.run(ctx, fmt.Sprintf("raw-%d-%d-%d", c, round, i))
 			})
 			if err != nil {
 				return res, fmt.Errorf("bench raw: %w", err)
@@ -129,7 +138,7 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 			poolDur, poolN = poolDur+d, poolN+n
 		}
 		raw, kc, pooled := float64(rawN)/rawDur.Seconds(), float64(kcN)/kcDur.Seconds(), float64(poolN)/poolDur.Seconds()
-		res.Concurrency[strconv.Itoa(c)] = BenchLevel{
+		res.Concurrency[strconv.Itoa(c)] = Level{
 			RawRunsPerSec: sandboxbench.Round(raw), KillchainRunsPerSec: sandboxbench.Round(kc), Ratio: sandboxbench.Round(kc / raw),
 			PooledRunsPerSec: sandboxbench.Round(pooled), PooledRatio: sandboxbench.Round(pooled / raw), WarmPool: size, Runs: rawN,
 		}
@@ -145,34 +154,8 @@ func Bench(ctx context.Context, opts BenchOptions) (BenchResult, error) {
 	return res, nil
 }
 
-// rawRun is one `docker run --rm` lifecycle of image with the same hardened
-// host configuration: the toolbox prints its version and exits.
-func rawRun(ctx context.Context, b *Backend, image, study, run string) error {
-	cfg := &container.Config{Image: image, Entrypoint: []string{ToolboxPath}, Cmd: []string{"version"}}
-	containerConfig(cfg, map[string]string{LabelStudy: study, LabelRun: run}, nil)
-	cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = false, false, false
-	created, err := b.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hostConfig(b.opts)})
-	if err != nil {
-		return err
-	}
-	defer b.remove(ctx, created.ID)
-	wait := b.cli.ContainerWait(ctx, created.ID, client.ContainerWaitOptions{Condition: container.WaitConditionNextExit})
-	if _, err := b.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
-		return err
-	}
-	select {
-	case r := <-wait.Result:
-		if r.StatusCode != 0 {
-			return fmt.Errorf("raw run exited with %d", r.StatusCode)
-		}
-	case err := <-wait.Error:
-		return err
-	}
-	return b.remove(ctx, created.ID)
-}
-
 // WriteText prints the result as a small table.
-func (r BenchResult) WriteText(w io.Writer) {
+func (r Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%-12s %14s %18s %8s %15s %8s %10s\n", "concurrency", "raw runs/s", "killchain runs/s", "ratio", "pooled runs/s", "ratio", "warm pool")
 	keys := make([]int, 0, len(r.Concurrency))
 	for k := range r.Concurrency {
