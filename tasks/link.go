@@ -268,15 +268,10 @@ func (lk *linker) variants() {
 		c.Environment = lk.set.envs[t.Environment.Name]
 		c.Variants, c.suites = nil, nil
 		for _, in := range byEnv[c.Environment.Name] {
-			c.Variants = append(c.Variants, in.variant())
+			c.Variants = append(c.Variants, InjectionVariant(in))
 		}
 		lk.set.byName[n] = &c
 	}
-}
-
-// variant is the variant of a user task that plants the injection.
-func (in *Injection) variant() Variant {
-	return Variant{Name: in.Name, Surface: SurfaceState, Payload: in.Payload, Placements: in.Vectors, Injection: in}
 }
 
 // addSuites resolves the suites of defs and adds them. A suite may be

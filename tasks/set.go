@@ -182,7 +182,7 @@ func (s *Set) Fixtures(_ context.Context, name string) (map[string][]byte, error
 }
 
 var builtin = sync.OnceValues(func() (*Set, hcl.Diagnostics) {
-	defs, diags := LoadDefsFS(builtinFS, BuiltinDir)
+	defs, diags := loadDefsTree(builtinFS, BuiltinDir)
 	l := &hcldiag.List{Diags: diags}
 	set, _ := Link(l, nil, defs...)
 	for _, t := range set.byName {
@@ -252,6 +252,28 @@ func LoadDefsFS(fsys fs.FS, dir string) ([]*Defs, hcl.Diagnostics) {
 		diags = append(diags, ds...)
 		defs.fileText(src)
 		out = append(out, defs)
+	}
+	return out, diags
+}
+
+// loadDefsTree decodes the *.hcl files of dir and of every folder below
+// it (the built-in suites keep each environment's files in a folder of its
+// own); each file's relative paths resolve inside its own folder.
+func loadDefsTree(fsys fs.FS, dir string) ([]*Defs, hcl.Diagnostics) {
+	var (
+		out   []*Defs
+		diags hcl.Diagnostics
+	)
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		defs, ds := LoadDefsFS(fsys, p)
+		out, diags = append(out, defs...), append(diags, ds...)
+		return nil
+	})
+	if err != nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read task folder", Detail: err.Error()})
 	}
 	return out, diags
 }

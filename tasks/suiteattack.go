@@ -15,7 +15,17 @@ import (
 // in its own wording (Payload "" when attack families write it): named
 // after the injection, at its vectors (every vector when it names none).
 func InjectionVariant(in *Injection) Variant {
-	return Variant{Name: in.Name, Surface: SurfaceState, Payload: in.Payload, Placements: slices.Clone(in.Vectors), Injection: in}
+	return Variant{Name: in.Name, Surface: InjectionSurface(in), Payload: in.Payload, Placements: slices.Clone(in.Vectors), Injection: in}
+}
+
+// InjectionSurface is the surface of an injection's runs: "state:" and
+// the vectors it is planted at, joined with "+", or "state" when it is
+// planted at every vector; the report's per-vector table reads it.
+func InjectionSurface(in *Injection) string {
+	if len(in.Vectors) == 0 {
+		return SurfaceState
+	}
+	return SurfaceState + ":" + strings.Join(in.Vectors, "+")
 }
 
 // SuiteVariantName names the variant an attack plants for an injection:
@@ -62,7 +72,7 @@ func (t *Task) SuiteAttackVariant(a attacks.Attack, own Variant, su *Suite, mode
 	vals := attacks.Values{User: user, Model: model, Tool: tool, Call: call, Task: t.statement(), Goal: GoalText(in)}
 	return Variant{
 		Name:       SuiteVariantName(a.Name(), in.Name),
-		Surface:    SurfaceState,
+		Surface:    InjectionSurface(in),
 		Payload:    vals.Fill(tmpl),
 		Placements: slices.Clone(own.Placements),
 		Attack:     a.Name(),
