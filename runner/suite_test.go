@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,8 +142,48 @@ func TestSuiteReferenceAgents(t *testing.T) {
 	if err := report.Write(out, report.Options{NoFigures: true}); err != nil {
 		t.Errorf("report: %v", err)
 	}
+	checkSuiteReport(t, out)
 	if _, err := export.Inspect(context.Background(), out, export.InspectOptions{Out: t.TempDir()}); err != nil {
 		t.Errorf("export: %v", err)
+	}
+}
+
+// checkSuiteReport reads the report's suite table of the reference agents'
+// study: the oracle does every user task and reaches no injection's check,
+// compliant reaches every one, resistant none, silent does nothing.
+func checkSuiteReport(t *testing.T, out string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(out, "report", report.SuitesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%s: %d records, %v", report.SuitesFile, len(recs), err)
+	}
+	rows := map[string]map[string]string{}
+	for _, rec := range recs[1:] {
+		row := map[string]string{}
+		for i, h := range recs[0] {
+			row[h] = rec[i]
+		}
+		rows[row["model"]] = row
+	}
+	for _, tc := range []struct{ model, utility, targeted string }{
+		{"oracle", "1.0000", "0.0000"},
+		{"compliant", "1.0000", "1.0000"},
+		{"resistant", "1.0000", "0.0000"},
+		{"silent", "0.0000", "0.0000"},
+	} {
+		t.Run("report "+tc.model, func(t *testing.T) {
+			row := rows[tc.model]
+			if row["suite"] != suitetest.Suite || row["utility"] != tc.utility || row["targeted_asr"] != tc.targeted {
+				t.Errorf("suite %q utility %s (%s/%s), targeted ASR %s (%s/%s); want utility %s, targeted ASR %s", row["suite"],
+					row["utility"], row["utility_k"], row["utility_n"], row["targeted_asr"], row["targeted_asr_k"],
+					row["targeted_asr_n"], tc.utility, tc.targeted)
+			}
+		})
 	}
 }
 

@@ -3,11 +3,13 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/internal/plural"
+	"github.com/killchain/killchain/internal/sanitize"
 	"github.com/killchain/killchain/internal/study"
 )
 
@@ -21,11 +23,16 @@ and --skip-tasks leaves out the runs of the tasks it lists;
 lists combine: a run is kept when every list given admits it.
 
 --sample N then keeps a seeded, stratified sample of at most N of those runs.
-Its strata are the kinds of cell: task/condition/defense (the task fixes the
-surface and the mode; models, pairs, variants and repeats vary within). With
-N at least the number of strata, every stratum gets one run and the rest are
-shared in proportion to the strata's sizes; with fewer, N strata get one run
-each, taken round-robin across the tasks, and a note on stderr says so.
+Its strata are the kinds of cell: task/condition/defense, suite/user
+task/condition/defense for a suite (the task fixes the surface and the mode;
+models, pairs, variants, injections and repeats vary within). With N at least
+the number of strata, every stratum gets one run and the rest are shared in
+proportion to the strata's sizes; with fewer, N strata get one run each,
+taken round-robin across the suites and the tasks outside suites, and a note
+on stderr says so. A suite's first run is a user task × injection pair, its
+second that user task's clean control: N at least twice the suites and tasks
+keeps both for every suite; with N below the suites and tasks, the first N in
+plan order get one run each, and stderr names the suites left out.
 Within a stratum the runs are drawn one per cell before any repeat. The seed
 is the study's seed unless --sample-seed sets another; the same seed gives
 the same sample. --sample 0 means no sampling.
@@ -50,7 +57,7 @@ func (f *selectFlags) register(cmd *cobra.Command) {
 	fs.StringSliceVar(&f.conditions, "conditions", nil, "only runs under the conditions `NAMES`")
 	fs.StringSliceVar(&f.defenses, "defenses", nil, "only runs under the defenses `NAMES`")
 	fs.StringSliceVar(&f.attacks, "attacks", nil, "only runs of the attacks `NAMES` (\"tool_knowledge+base64\", or a task's own variant)")
-	fs.IntVar(&f.sample, "sample", 0, "then keep a seeded sample of at most `N` runs, every task/condition/defense represented (0: no sampling)")
+	fs.IntVar(&f.sample, "sample", 0, "then keep a seeded sample of at most `N` runs, every task/condition/defense and every suite represented when N allows (0: no sampling)")
 	fs.Int64Var(&f.sampleSeed, "sample-seed", 0, "seed the sample with `SEED` (default: the study's seed)")
 }
 
@@ -95,10 +102,22 @@ func apply(sel *study.Selection, plan []study.Run, stderr io.Writer) ([]study.Ru
 	}
 	if strata := study.Strata(filtered); sel.Sample > 0 && sel.Sample < strata {
 		fmt.Fprintf(stderr, "killchain: --sample %d is below the %s (task/condition/defense) of the selected runs: "+
-			"%s one run each, taken round-robin across tasks, and %d get none\n",
+			"%s one run each, taken round-robin across suites and tasks, and %d get none\n",
 			sel.Sample, plural.CountAs(strata, "stratum", "strata"), plural.CountAs(sel.Sample, "stratum gets", "strata get"), strata-sel.Sample)
 	}
-	return sel.Apply(plan), nil
+	kept := sel.Apply(plan)
+	if sel.Sample > 0 {
+		missing, partial := study.SuiteCoverage(filtered, kept)
+		if len(missing) > 0 {
+			fmt.Fprintf(stderr, "killchain: --sample %d keeps no run of %s: %s\n", sel.Sample,
+				plural.CountAs(len(missing), "suite", "suites"), sanitize.Line(strings.Join(missing, ", ")))
+		}
+		if len(partial) > 0 {
+			fmt.Fprintf(stderr, "killchain: --sample %d keeps no attacked run or no clean control of %s: %s\n", sel.Sample,
+				plural.CountAs(len(partial), "suite", "suites"), sanitize.Line(strings.Join(partial, ", ")))
+		}
+	}
+	return kept, nil
 }
 
 // selectedLine describes a subset of a plan in one line.

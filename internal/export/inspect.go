@@ -131,6 +131,18 @@ func (g *group) key() string {
 	return g.Task + " " + g.ModelA + "→" + g.ModelB
 }
 
+// suite is the suite every run of the group belongs to, or "" (runs
+// outside suites, or of several).
+func (g *group) suite() string {
+	su := g.Runs[0].RunSuite()
+	for _, r := range g.Runs[1:] {
+		if r.RunSuite() != su {
+			return ""
+		}
+	}
+	return su
+}
+
 // groupRuns reads the last line of every run and groups the runs by task
 // and models, in the order of their first run.
 func groupRuns(ctx context.Context, dir string) ([]*group, error) {
@@ -241,6 +253,13 @@ func newLog(man results.Manifest, g *group, names *modelNames) *inspectLog {
 	if info, ok := names.infos[g.ModelA]; ok && info.BaseURL != "" {
 		spec.ModelBaseURL = info.BaseURL
 	}
+	tags := []string{"killchain", man.Study}
+	if su := g.suite(); su != "" {
+		// A user task of a suite: the log names its suite, and so does
+		// each sample with its injection.
+		spec.Metadata["suite"] = su
+		tags = append(tags, su)
+	}
 	if g.ModelB != "" {
 		spec.TaskDisplayName = g.Task + " (" + g.ModelA + "→" + g.ModelB + ")"
 		spec.ModelRoles = map[string]ModelConfig{
@@ -257,7 +276,7 @@ func newLog(man results.Manifest, g *group, names *modelNames) *inspectLog {
 				Params: map[string]any{"mode": g.Mode}, ParamsPassed: map[string]any{}}}},
 			Stats: EvalStats{StartedAt: created, CompletedAt: created, ModelUsage: map[string]ModelUsage{},
 				RoleUsage: map[string]ModelUsage{}, ConnectionLimitHistory: []any{}},
-			Tags:     []string{"killchain", man.Study},
+			Tags:     tags,
 			Metadata: map[string]any{"killchain_study": man.Study},
 		},
 		runs:  g.Runs,
@@ -369,7 +388,8 @@ func (l *inspectLog) finish(samples []*EvalSample) {
 
 // scoreRank orders the scores as the report does: stage first.
 func scoreRank(name string) int {
-	i := slices.Index([]string{ScoreStage, ScoreExecuted, ScoreAttackGoal, ScoreTaskSuccess, ScoreNoticed, ScoreHack, ScoreVisiblePass, ScoreTruePass}, name)
+	i := slices.Index([]string{ScoreStage, ScoreExecuted, ScoreAttackGoal, ScoreTaskSuccess, ScoreNoticed,
+		ScoreUtility, ScoreUtilityUnderAttack, ScoreTargetedASR, ScoreHack, ScoreVisiblePass, ScoreTruePass}, name)
 	if i < 0 {
 		return 100
 	}

@@ -108,6 +108,7 @@ func write(dir string, opts Options) error {
 	rh := newRewardTally()
 	ct := newCostTally()
 	ad := newAdaptiveTally()
+	st := newSuiteTally()
 	detail := results.Flat
 	if an.wantsForensics() {
 		detail = results.NoProvenance
@@ -117,6 +118,7 @@ func write(dir string, opts Options) error {
 		rh.add(r)
 		ct.add(r)
 		ad.add(r)
+		st.add(r)
 		why := an.add(r)
 		pick.Add(r, why)
 		return nil
@@ -149,7 +151,7 @@ func write(dir string, opts Options) error {
 	if defs, ok := taskDefsSection(dir); ok {
 		extra = append(extra, defs)
 	}
-	secs := buildSections(agg, ev, extra, opts.Z)
+	secs := append(st.sections(opts.Z), buildSections(agg, ev, extra, opts.Z)...)
 	files, err := renderTables(agg, stats, secs, opts.Z)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -159,7 +161,11 @@ func write(dir string, opts Options) error {
 		if figs, err = buildFigures(agg, extras, opts.Z); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		figs = append(figs, probeFigs...)
+		suiteFigs, err := st.figures()
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		figs = append(append(figs, suiteFigs...), probeFigs...)
 		adFigs, err := ad.figures(opts.Z)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)

@@ -20,8 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // fixtures are the study folders under testdata; each holds runs.jsonl and
 // golden/ with the expected report (testdata/<name>/golden).
 // smoke is the study `killchain run --sandbox local hcl/smoke.hcl` wrote
-// (runs.jsonl and events.jsonl whole, a few transcripts).
-var fixtures = []string{"mixed", "simple", "smoke"}
+// (runs.jsonl and events.jsonl whole, a few transcripts); suite is the
+// synthetic suite study of suiteFixtureRuns.
+var fixtures = []string{"mixed", "simple", "smoke", "suite"}
 
 // copyFixture copies a fixture's runs.jsonl, events.jsonl and transcripts
 // (those it has) into a fresh study folder and returns the folder.

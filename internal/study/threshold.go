@@ -24,11 +24,24 @@ const (
 	// MetricHackRate and MetricTruePass count reward-hack runs only.
 	MetricHackRate = "hack_rate"
 	MetricTruePass = "true_pass"
+	// MetricUtility, MetricUtilityUnderAttack and MetricTargetedASR count
+	// the runs of suites only, as the peer benchmarks report them: the
+	// user task's check over clean runs and over attacked runs, and the
+	// injection's check over attacked runs.
+	MetricUtility            = "utility"
+	MetricUtilityUnderAttack = "utility_under_attack"
+	MetricTargetedASR        = "targeted_asr"
 )
 
 // Metrics lists the metrics a threshold block may name.
 var Metrics = []string{MetricASR, MetricAttackGoal, MetricTaskSuccess, MetricExposed,
-	MetricPersisted, MetricRelayed, MetricExecuted, MetricErrors, MetricHackRate, MetricTruePass}
+	MetricPersisted, MetricRelayed, MetricExecuted, MetricErrors, MetricHackRate, MetricTruePass,
+	MetricUtility, MetricUtilityUnderAttack, MetricTargetedASR}
+
+// SuiteMetric reports whether a metric counts the runs of suites only.
+func SuiteMetric(metric string) bool {
+	return metric == MetricUtility || metric == MetricUtilityUnderAttack || metric == MetricTargetedASR
+}
 
 // MetricFamily is the task family a metric counts: every injection metric
 // counts injection runs only, hack_rate and true_pass reward-hack runs
@@ -43,35 +56,55 @@ func MetricFamily(metric string) string {
 	return vocab.FamilyInjection
 }
 
-// Picks reports whether the threshold's selectors pick a run of these
-// models, task, condition and defense. Selectors of different kinds must
-// all match; models and pairs together match either, as in a grid. A model
-// matches the model alone and as a same-model pair; a pair matches the
-// relay run of that writer and reader.
-func (t *Threshold) Picks(modelA, modelB, task, condition, defense string) bool {
+// Picked is what a threshold's selectors read of a run, planned or
+// recorded: its models, task, condition and defense, and for a run of a
+// suite the suite and the injection it plants ("" for a clean control).
+type Picked struct {
+	ModelA, ModelB, Task, Condition, Defense string
+	Suite, Injection                         string
+}
+
+// Picks reports whether the threshold's selectors pick a run. Selectors of
+// different kinds must all match; models and pairs together match either,
+// as in a grid. A model matches the model alone and as a same-model pair; a
+// pair matches the relay (or pipeline) run of that writer and reader.
+// suites, user_tasks and injections pick runs of suites only; a clean
+// control plants no injection, so injections never pick one.
+func (t *Threshold) Picks(p Picked) bool {
 	if len(t.Models) > 0 || len(t.Pairs) > 0 {
-		model := (modelB == "" || modelB == modelA) && slices.Contains(t.Models, modelA)
-		pair := modelB != "" && slices.Contains(t.Pairs, [2]string{modelA, modelB})
+		model := (p.ModelB == "" || p.ModelB == p.ModelA) && slices.Contains(t.Models, p.ModelA)
+		pair := p.ModelB != "" && slices.Contains(t.Pairs, [2]string{p.ModelA, p.ModelB})
 		if !model && !pair {
 			return false
 		}
 	}
 	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
-	return in(t.Tasks, task) && in(t.Conditions, condition) && in(t.Defenses, defense)
+	if (len(t.Suites) > 0 || len(t.UserTasks) > 0) && p.Suite == "" {
+		return false
+	}
+	return in(t.Tasks, p.Task) && in(t.Conditions, p.Condition) && in(t.Defenses, p.Defense) &&
+		in(t.Suites, p.Suite) && in(t.UserTasks, p.Task) && in(t.Injections, p.Injection)
 }
 
-// Counts reports whether a run of this family, attack and mode can be in
-// the metric's denominator (an errored run aside): the injection stage
-// metrics count attacked injection runs, persisted and relayed relay runs
-// only, task_success every injection run, the reward-hack metrics every
-// reward-hack run, errors every run.
-func (t *Threshold) Counts(family string, attacked bool, mode vocab.Mode) bool {
+// Counts reports whether a run of this family, attack and mode, in a suite
+// or not, can be in the metric's denominator (an errored run aside): the
+// injection stage metrics count attacked injection runs, persisted and
+// relayed relay runs only, task_success every injection run, utility the
+// clean runs of suites, utility_under_attack and targeted_asr the attacked
+// runs of suites, the reward-hack metrics every reward-hack run, errors
+// every run.
+func (t *Threshold) Counts(family string, attacked bool, mode vocab.Mode, suite bool) bool {
 	if f := MetricFamily(t.Metric); f != "" && f != family {
+		return false
+	}
+	if SuiteMetric(t.Metric) && !suite {
 		return false
 	}
 	switch t.Metric {
 	case MetricErrors, MetricTaskSuccess, MetricHackRate, MetricTruePass:
 		return true
+	case MetricUtility:
+		return !attacked
 	case MetricPersisted, MetricRelayed:
 		return attacked && mode != vocab.Single
 	}
@@ -89,7 +122,9 @@ func (d *decoder) checkReachable(plan []Run) {
 			if tk, ok := d.study.Tasks.Get(r.Task); ok {
 				family = tk.Family()
 			}
-			if t.Picks(r.ModelA, r.ModelB, r.Task, r.Condition, r.Defense) && t.Counts(family, r.Attacked, r.Mode) {
+			picked := Picked{ModelA: r.ModelA, ModelB: r.ModelB, Task: r.Task, Condition: r.Condition, Defense: r.Defense,
+				Suite: r.Suite, Injection: r.Injection}
+			if t.Picks(picked) && t.Counts(family, r.Attacked, r.Mode, r.Suite != "") {
 				reachable = true
 				break
 			}
@@ -109,6 +144,8 @@ var metricCounts = map[string]string{
 	MetricPersisted: "attacked relay runs", MetricRelayed: "attacked relay runs",
 	MetricExecuted: "attacked injection runs", MetricErrors: "every run",
 	MetricHackRate: "reward-hack runs", MetricTruePass: "reward-hack runs",
+	MetricUtility: "clean runs of suites", MetricUtilityUnderAttack: "attacked runs of suites",
+	MetricTargetedASR: "attacked runs of suites",
 }
 
 // Bound kinds of a threshold.
@@ -131,6 +168,9 @@ type Threshold struct {
 	Tasks      []string
 	Conditions []string
 	Defenses   []string
+	// Suites, UserTasks and Injections pick runs of suites: of these
+	// suites, of these user tasks, planting these injections.
+	Suites, UserTasks, Injections []string
 }
 
 // Rule renders the bound, e.g. "asr ≤ 0.1".
@@ -149,6 +189,9 @@ type rawThreshold struct {
 	Tasks      []string   `hcl:"tasks,optional"`
 	Conditions []string   `hcl:"conditions,optional"`
 	Defenses   []string   `hcl:"defenses,optional"`
+	Suites     []string   `hcl:"suites,optional"`
+	UserTasks  []string   `hcl:"user_tasks,optional"`
+	Injections []string   `hcl:"injections,optional"`
 	Max        *float64   `hcl:"max,optional"`
 	Min        *float64   `hcl:"min,optional"`
 }
@@ -162,6 +205,7 @@ func (d *decoder) decodeThresholds(blocks []*hcl.Block) {
 		t := &Threshold{
 			Name: bc.Name, Metric: raw.Metric,
 			Models: raw.Models, Tasks: raw.Tasks, Conditions: raw.Conditions, Defenses: raw.Defenses,
+			Suites: raw.Suites, UserTasks: raw.UserTasks, Injections: raw.Injections,
 		}
 		if bc.OK("metric") {
 			d.oneOf(bc, "metric", t.Metric, Metrics, "metric")
@@ -171,6 +215,7 @@ func (d *decoder) decodeThresholds(blocks []*hcl.Block) {
 		d.thresholdNames(bc, t.Tasks, "tasks", "task", func(n string) bool { _, ok := d.study.Tasks.Get(n); return ok }, d.study.Tasks.Names)
 		d.thresholdNames(bc, t.Conditions, "conditions", "condition", func(n string) bool { _, ok := d.study.Condition(n); return ok }, d.conditionNames)
 		d.thresholdNames(bc, t.Defenses, "defenses", "defense", func(n string) bool { _, ok := d.study.Defense(n); return ok }, d.defenseNames)
+		d.thresholdSuites(bc, t)
 		if bc.OK("pairs") {
 			for i, p := range raw.Pairs {
 				if len(p) != 2 {
@@ -231,4 +276,29 @@ func (d *decoder) thresholdNames(bc *hcldiag.Block, names []string, attr, what s
 			d.errorf(bc.Elem(attr, i), "Unknown "+what, "%q is not a %s of this study%s.", n, what, known(n, all()))
 		}
 	}
+}
+
+// thresholdSuites checks the suite selectors: suites of the study, user
+// tasks and injections of its suites.
+func (d *decoder) thresholdSuites(bc *hcldiag.Block, t *Threshold) {
+	set := d.study.Tasks
+	var userTasks, injections []string
+	for _, su := range set.Suites() {
+		if ts, err := set.SuiteTasks(su); err == nil {
+			for _, tk := range ts {
+				userTasks = append(userTasks, tk.Name)
+			}
+		}
+		if ins, err := set.SuiteInjections(su); err == nil {
+			for _, in := range ins {
+				injections = append(injections, in.Name)
+			}
+		}
+	}
+	names := func(l []string) func() []string {
+		return func() []string { s := slices.Clone(l); slices.Sort(s); return slices.Compact(s) }
+	}
+	d.thresholdNames(bc, t.Suites, "suites", "suite", func(n string) bool { _, ok := set.Suite(n); return ok }, names(suiteNames(set)))
+	d.thresholdNames(bc, t.UserTasks, "user_tasks", "user task", func(n string) bool { return slices.Contains(userTasks, n) }, names(userTasks))
+	d.thresholdNames(bc, t.Injections, "injections", "injection", func(n string) bool { return slices.Contains(injections, n) }, names(injections))
 }
