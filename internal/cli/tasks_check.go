@@ -12,7 +12,10 @@ import (
 )
 
 func newTasksCheckCmd(g *globals) *cobra.Command {
-	var sandboxName string
+	var (
+		sandboxName string
+		markdown    bool
+	)
 	cmd := &cobra.Command{
 		Use:   "check [--sandbox local|docker] [FILE]",
 		Short: "Play every ground truth of the stateful environments in a sandbox",
@@ -30,7 +33,10 @@ one, the built-in environments), each in a fresh sandbox, and requires:
 
 --sandbox local (the default) plays them in process; --sandbox docker
 through the toolbox in a container, as a study's runs are played. Exit 1
-when any ground truth fails. See docs/task-schema.md.`,
+when any ground truth fails. --markdown then prints the checked suites as
+Markdown tables (each user task with the vectors its calls read, each
+injection with its check): docs/suites.md holds the built-ins' so. See
+docs/task-schema.md.`,
 		Example: `  killchain tasks check hcl/suite/pocketbank.hcl
   killchain tasks check --sandbox docker hcl/suite/pocketbank.hcl`,
 		Args: argsBetween(0, 1),
@@ -70,10 +76,15 @@ when any ground truth fails. See docs/task-schema.md.`,
 			if r.Failed() > 0 {
 				return errSilent
 			}
+			if markdown {
+				fmt.Fprintln(g.stdout)
+				return r.WriteMarkdown(g.stdout, set)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&sandboxName, "sandbox", "local", "where the ground truths are played: local (in process) or docker (the toolbox in a container)")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "after the checks, print the suites as Markdown tables (what docs/suites.md holds)")
 	return cmd
 }
 
