@@ -23,6 +23,8 @@ type cell struct {
 	key   string
 	atk   *study.Attacker
 	runs0 []study.Run
+	rank  int       // its place in the cells' interleaved order (schedule.go)
+	ready sync.Once // it has queued its first round (turns.ready)
 }
 
 // adaptiveCells groups the selected runs of grids with an attacker into
@@ -51,7 +53,7 @@ type rounds struct {
 	// rec records the rounds' runs as the plan's are, with a progress of
 	// its own whose total is the most runs the cells can record.
 	rec    recorder
-	sem    chan struct{} // the study's concurrency, shared by every cell's runs
+	turns  *turns // the study's concurrency, shared by every cell's runs
 	done   map[string]results.Run
 	logged map[string]map[int]results.AttackerRound
 
@@ -68,8 +70,16 @@ func (r *Runner) runCells(ctx context.Context, cells []*cell, rec recorder) erro
 		return nil
 	}
 	rec.prog = nil
-	st := &rounds{rec: rec, sem: make(chan struct{}, max(1, r.study.Concurrency)),
+	st := &rounds{rec: rec, turns: newTurns(r.study.Concurrency, len(cells)),
 		done: map[string]results.Run{}, logged: map[string]map[int]results.AttackerRound{}}
+	byKey := map[string]*cell{}
+	keys := make([]string, len(cells))
+	for i, c := range cells {
+		byKey[c.key], keys[i] = c, c.key
+	}
+	for i, k := range interleaveCells(r.study.Seed, keys, func(k string) study.Run { return byKey[k].runs0[0] }) {
+		byKey[k].rank = i
+	}
 	err := results.ReadRuns(filepath.Join(r.opts.Output, results.RunsFile), func(run results.Run) error {
 		if run.Adaptive != nil {
 			st.done[run.RunID] = run
@@ -104,7 +114,12 @@ func (r *Runner) runCells(ctx context.Context, cells []*cell, rec recorder) erro
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cells {
-		g.Go(func() error { return r.runCell(gctx, c, st) })
+		g.Go(func() error {
+			// A cell that ends before it queues its first round lets
+			// the others start.
+			defer c.ready.Do(st.turns.ready)
+			return r.runCell(gctx, c, st)
+		})
 	}
 	return g.Wait()
 }
@@ -313,18 +328,20 @@ func (r *Runner) runRound(ctx context.Context, c *cell, st *rounds, runs []study
 			st.rec.count(func(s *Summary) { s.Skipped++ })
 			continue
 		}
+		// Queued now, in order: the round's runs wait in line by round,
+		// place in the round and cell (turns.go).
+		tk := st.turns.queue(priority{round: pr.Round, wave: i, cell: c.rank})
 		g.Go(func() error {
-			select {
-			case st.sem <- struct{}{}:
-			case <-gctx.Done():
+			if !tk.wait(gctx) {
 				return nil
 			}
-			defer func() { <-st.sem }()
+			defer st.turns.release()
 			rec, err := r.roundRun(gctx, c, st, pr)
 			recs[i] = rec
 			return err
 		})
 	}
+	c.ready.Do(st.turns.ready)
 	return recs, g.Wait()
 }
 

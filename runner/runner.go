@@ -268,6 +268,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		}
 		todo = append(todo, pr)
 	}
+	// Runs start in waves over their cells, the cells interleaved
+	// (schedule.go): every model, task and condition early.
+	todo = schedule(r.study.Seed, todo)
 	if len(sum.Left) > 0 {
 		r.log.Info("errored runs left as they are", "left", sum.Left, "hint", "--rerun truncated,refused runs them again")
 	}
