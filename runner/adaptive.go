@@ -11,6 +11,7 @@ import (
 
 	"github.com/killchain/killchain/internal/attacker"
 	"github.com/killchain/killchain/internal/attacks"
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
@@ -194,7 +195,7 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 				if stop != "" {
 					ar = results.AttackerRound{Loop: c.key, Grid: run0.Grid, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Round: round, Stopped: stop}
 					log.Warn("cell stopped: the attacker's budget is spent", "round", round, "stopped", stop,
-						"tokens", spent, "max_tokens", c.atk.MaxTokens, "cost", paid, "max_cost", c.atk.MaxCost)
+						"tokens", spent, "max_tokens", c.atk.MaxTokens, "cost", cost.Dollars(paid), "max_cost", cost.Dollars(c.atk.MaxCost))
 					st.rec.count(func(s *Summary) { s.Stopped++ })
 					return st.append(r.opts.Output, ar)
 				}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
@@ -354,7 +355,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	sum.Spent = money.budget.Spent()
 	if money.budget.Reached() && err == nil && ctx.Err() == nil {
 		sum.CostStopped = money.budget.Reason()
-		r.log.Warn("cost limit reached", "limit", sum.CostLimit, "spent", sum.Spent, "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
+		r.log.Warn("cost limit reached", "limit", cost.Dollars(sum.CostLimit), "spent", cost.Dollars(sum.Spent), "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
 		return sum, fmt.Errorf("%w: %s", ErrCostLimit, sum.CostStopped)
 	}
 	if ctx.Err() != nil {
