@@ -36,6 +36,10 @@ type htmlPage struct {
 	Picked   []runview.Picked
 	Total    int
 	AllRuns  bool
+	// Pages holds the ids of the listed runs that have a page; the others
+	// are shown by `killchain show Study RUN_ID`.
+	Pages map[string]bool
+	Study string
 }
 
 // inlineSVG returns a figure's SVG without its XML prolog, to sit inside the
@@ -50,9 +54,9 @@ func inlineSVG(f plot.Figure) template.HTML {
 }
 
 // writeHTML writes report.html, the head and tables from p and one row per
-// picked run, and each picked run's view as a page of its own in
-// runview.Dir beside it, each transcript read, rendered and dropped in
-// turn. The pages of an earlier report are removed first.
+// listed run, and the view of each listed run that gets a page as a page
+// of its own in runview.Dir beside it, each transcript read, rendered and
+// dropped in turn. The pages of an earlier report are removed first.
 func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	runsDir := filepath.Join(filepath.Dir(path), runview.Dir)
 	// Only pages are removed: --output may name a folder whose runs/ holds
@@ -63,7 +67,7 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 			return fmt.Errorf("html: %w", err)
 		}
 	}
-	if len(p.Picked) > 0 {
+	if len(p.Pages) > 0 {
 		if err := os.MkdirAll(runsDir, 0o755); err != nil {
 			return fmt.Errorf("html: %w", err)
 		}
@@ -76,8 +80,11 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	err = page.ExecuteTemplate(w, "head", p)
 	for i := 0; err == nil && i < len(p.Picked); i++ {
 		pr := p.Picked[i]
-		if err = runview.WritePage(filepath.Dir(path), dir, pr, ev.ByRun[pr.Run.RunID]); err == nil {
-			err = page.ExecuteTemplate(w, "runrow", pr)
+		if pr.Page {
+			err = runview.WritePage(filepath.Dir(path), dir, pr, ev.ByRun[pr.Run.RunID])
+		}
+		if err == nil {
+			err = page.ExecuteTemplate(w, "runrow", runRow{pr, p.Study})
 		}
 	}
 	if err == nil {
@@ -93,6 +100,13 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
+}
+
+// runRow is one row of the run list: a listed run, and the study folder
+// that `killchain show` reads a run without a page from.
+type runRow struct {
+	runview.Picked
+	Study string
 }
 
 // reportTitle is the title override or the study names.

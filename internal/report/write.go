@@ -38,12 +38,18 @@ type Options struct {
 	MaxRunIDs int
 	// OutDir is where the files go; "" means DIR/report.
 	OutDir string
-	// MaxRunViews: a study with at most this many runs gets a per-run view
-	// of every run in report.html; a larger one gets the flagged runs (at
+	// MaxRunViews: a study with at most this many runs lists every run in
+	// report.html's run list; a larger one lists the flagged runs (at
 	// most MaxRunViews) and a sample. 0 means 3000; negative means none.
 	MaxRunViews int
-	// Sample is how many unflagged runs a large study shows; 0 means 200.
+	// Sample is how many unflagged runs a large study lists; 0 means 200.
 	Sample int
+	// PerCell and MaxPages say which listed runs get a page of their own
+	// (runs/<run_id>.html): every one that errored, was flagged or
+	// executed, and the first PerCell of each cell, at most MaxPages in
+	// all, spread over the cells. The others are listed with the command
+	// that shows them. 0 means 2 and 1000; negative means none.
+	PerCell, MaxPages int
 	// NoFigures skips the figures (and so the HTML report's figures).
 	NoFigures bool
 	// NoHTML skips report.html.
@@ -71,6 +77,12 @@ func (o Options) withDefaults(dir string) Options {
 	}
 	if o.Sample == 0 {
 		o.Sample = 200
+	}
+	if o.PerCell == 0 {
+		o.PerCell = 2
+	}
+	if o.MaxPages == 0 {
+		o.MaxPages = 1000
 	}
 	return o
 }
@@ -102,7 +114,7 @@ func write(dir string, opts Options) error {
 		return fmt.Errorf("report: z, max run ids and sample must not be negative")
 	}
 	agg := NewAggregator(opts.MaxRunIDs)
-	pick := runview.NewPicker(opts.MaxRunViews, opts.Sample)
+	pick := runview.NewPicker(runview.Picking{All: opts.MaxRunViews, Sample: opts.Sample, PerCell: opts.PerCell, MaxPages: opts.MaxPages})
 	an := opts.analysis
 	if an == nil {
 		an = newAnalyzer(dir)
@@ -129,7 +141,9 @@ func write(dir string, opts Options) error {
 	picked := pick.Result()
 	ids := make(map[string]bool, len(picked))
 	for _, p := range picked {
-		ids[p.Run.RunID] = true
+		if p.Page {
+			ids[p.Run.RunID] = true
+		}
 	}
 	ev, err := readEvents(filepath.Join(dir, results.EventsFile), func(id string) bool { return ids[id] })
 	if err != nil {
@@ -186,6 +200,7 @@ func write(dir string, opts Options) error {
 	page := htmlPage{
 		Title: reportTitle(agg, opts.Title), Summary: summaryLines(agg, stats, opts.Z), Sections: secs,
 		Figures: figs, Picked: picked, Total: stats.Runs, AllRuns: stats.Runs <= opts.MaxRunViews,
+		Pages: ids, Study: dir,
 	}
 	if err := writeHTML(filepath.Join(opts.OutDir, HTMLFile), dir, page, ev); err != nil {
 		return fmt.Errorf("report: %w", err)
