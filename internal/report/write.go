@@ -127,7 +127,7 @@ func write(dir string, opts Options) error {
 		detail = results.NoProvenance
 	}
 	stats, err := results.ReadLatest(context.Background(), filepath.Join(dir, results.RunsFile), results.ReadOptions{Detail: detail}, func(r *results.Run) error {
-		agg.Add(*r)
+		agg.add(r)
 		rh.add(r)
 		ct.add(r)
 		ad.add(r)

@@ -16,10 +16,15 @@ var blockSize = 8 << 20
 
 // scanBlocks reads the file at path in blocks and calls fn for each
 // non-blank line with its block, 1-based number, file offset and its span
-// in the block, JSON white space trimmed. Blocks are never reused, so a
-// span stays valid after the call; the line is not copied. ctx is checked
-// at each block.
-func scanBlocks(ctx context.Context, path string, fn func(block []byte, num int, off int64, start, end int) error) error {
+// in the block, JSON white space trimmed; the line is not copied. Each
+// block's memory comes from alloc (nil: a new one each time), which gets
+// the least capacity the block needs and may hand back a block whose lines
+// nobody reads any more, even the block just scanned (the rest of its last
+// line is moved to the start). ctx is checked at each block.
+func scanBlocks(ctx context.Context, path string, alloc func(size int) []byte, fn func(block []byte, num int, off int64, start, end int) error) error {
+	if alloc == nil {
+		alloc = func(size int) []byte { return make([]byte, 0, size) }
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", filepath.Base(path), err)
@@ -32,8 +37,8 @@ func scanBlocks(ctx context.Context, path string, fn func(block []byte, num int,
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		block := make([]byte, len(carry), max(blockSize, 2*len(carry)))
-		copy(block, carry)
+		block := alloc(max(blockSize, 2*len(carry)))[:len(carry)]
+		copy(block, carry) // carry may lie in block's own memory: copy moves it
 		n, err := io.ReadFull(f, block[len(block):cap(block)])
 		block = block[:len(block)+n]
 		switch {
@@ -74,13 +79,25 @@ func scanBlocks(ctx context.Context, path string, fn func(block []byte, num int,
 	return nil
 }
 
+// reuse is a block allocator for a scan that keeps no line past its call:
+// one block, grown when a line needs it.
+func reuse() func(size int) []byte {
+	var last []byte
+	return func(size int) []byte {
+		if cap(last) < size {
+			last = make([]byte, 0, size)
+		}
+		return last[:0]
+	}
+}
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // Lines calls fn with the 1-based number, byte offset (of its first byte,
 // white space included) and trimmed bytes of each non-blank line of the JSON-lines file at path, in order; data is
 // valid during the call only. Lines may be of any length.
 func Lines(ctx context.Context, path string, fn func(num int, off int64, data []byte) error) error {
-	return scanBlocks(ctx, path, func(block []byte, num int, off int64, start, end int) error {
+	return scanBlocks(ctx, path, reuse(), func(block []byte, num int, off int64, start, end int) error {
 		return fn(num, off, block[start:end])
 	})
 }

@@ -64,7 +64,7 @@ func ReadLatest(ctx context.Context, path string, opts ReadOptions, fn func(*Run
 	}
 	defer f.Close()
 	idx := newLatestIndex(f)
-	err = scanBlocks(ctx, path, func(block []byte, num int, off int64, start, end int) error {
+	err = scanBlocks(ctx, path, reuse(), func(block []byte, num int, off int64, start, end int) error {
 		id, err := runID(block[start:end])
 		if err == nil {
 			err = idx.add(id, off)
@@ -81,6 +81,12 @@ func ReadLatest(ctx context.Context, path string, opts ReadOptions, fn func(*Run
 
 	seen := 0
 	err = decodeInOrder(ctx, path, opts, func(num int, off int64, data []byte) (bool, error) {
+		if st.Superseded == 0 {
+			// Every line is its run's last (the usual case: a study
+			// folder is compacted when a study ends): no id to look up.
+			seen++
+			return true, nil
+		}
 		id, err := runID(data)
 		if err != nil {
 			return false, fmt.Errorf("%s:%d: %w", name, num, err)
@@ -116,6 +122,19 @@ func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 1) // the scanner and the decoders
 	ordered := make(chan *batch, 2*workers)
+	// Blocks whose every batch was handed to fn go back to the scanner:
+	// the runs hold copies of their strings, never the block's bytes.
+	free := make(chan []byte, 2)
+	alloc := func(size int) []byte {
+		select {
+		case b := <-free:
+			if cap(b) >= size {
+				return b[:0]
+			}
+		default:
+		}
+		return make([]byte, 0, size)
+	}
 	g.Go(func() error {
 		defer close(ordered)
 		cur := &batch{ready: make(chan struct{})}
@@ -141,7 +160,7 @@ func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func
 			cur = &batch{ready: make(chan struct{}), buf: cur.buf}
 			return nil
 		}
-		err := scanBlocks(gctx, path, func(block []byte, num int, off int64, start, end int) error {
+		err := scanBlocks(gctx, path, alloc, func(block []byte, num int, off int64, start, end int) error {
 			if cur.buf != nil && &cur.buf[0] != &block[0] && len(cur.ends) > 0 {
 				// A new block: a batch never spans two buffers.
 				if err := send(); err != nil {
@@ -167,11 +186,20 @@ func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func
 		return err
 	})
 	var err error
+	var last []byte // the block of the batch handed to fn last
 	for b := range ordered {
 		if err != nil {
 			continue // drain
 		}
 		<-b.ready
+		if last != nil && &last[0] != &b.buf[0] {
+			// Batches come in file order: the last block's are all done.
+			select {
+			case free <- last:
+			default:
+			}
+		}
+		last = b.buf
 		for i := range b.runs { // up to a bad line, if any
 			if err = fn(&b.runs[i]); err != nil {
 				break
