@@ -24,8 +24,10 @@ type latestIndex struct {
 	more map[string]int64
 	file *os.File // the runs file, to read an earlier line back
 	buf  []byte
-	// lines counts the non-blank lines added.
+	// lines counts the non-blank lines added; end is the offset of the
+	// last one.
 	lines int
+	end   int64
 }
 
 func newLatestIndex(f *os.File) *latestIndex {
@@ -39,6 +41,7 @@ func newLatestIndex(f *os.File) *latestIndex {
 // add records that the line at off has run id id.
 func (x *latestIndex) add(id []byte, off int64) error {
 	x.lines++
+	x.end = max(x.end, off)
 	h := x.hash(id)
 	prev, ok := x.last[h]
 	if !ok {

@@ -82,8 +82,12 @@ func ReadLatest(ctx context.Context, path string, opts ReadOptions, fn func(*Run
 	seen := 0
 	err = decodeInOrder(ctx, path, opts, func(num int, off int64, data []byte) (bool, error) {
 		if st.Superseded == 0 {
-			// Every line is its run's last (the usual case: a study
-			// folder is compacted when a study ends): no id to look up.
+			// Every line the first pass saw is its run's last (the usual
+			// case: a study folder is compacted when a study ends): no id
+			// to look up. A line appended since is ignored, as below.
+			if off > idx.end || idx.lines == 0 {
+				return false, nil
+			}
 			seen++
 			return true, nil
 		}

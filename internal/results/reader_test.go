@@ -210,3 +210,43 @@ func TestReadLatestBadLine(t *testing.T) {
 		t.Errorf("err %v after %d calls, want runs.jsonl:2501 after 2500", err, calls)
 	}
 }
+
+// TestReadLatestAppended: lines appended while the runs are read (a report
+// of a study still running) are not read, whether or not the file held a
+// superseded line.
+func TestReadLatestAppended(t *testing.T) {
+	defer func(n int) { blockSize = n }(blockSize)
+	blockSize = 4 << 10 // the scanner reads the appended lines after the first run is handed over
+	for _, superseded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("superseded %v", superseded), func(t *testing.T) {
+			var b strings.Builder
+			const n = 2000
+			for i := range n {
+				fmt.Fprintf(&b, "{\"run_id\":\"r%05d\",\"repeat\":%d}\n", i, i)
+			}
+			if superseded {
+				fmt.Fprintf(&b, "{\"run_id\":\"r00000\",\"repeat\":-1}\n")
+			}
+			path := writeRuns(t, b.String())
+			runs := 0
+			st, err := ReadLatest(context.Background(), path, ReadOptions{Workers: 2}, func(r *Run) error {
+				if runs++; runs == 1 {
+					f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					_, err = fmt.Fprintf(f, "{\"run_id\":\"r00001\",\"repeat\":-2}\n{\"run_id\":\"late\",\"repeat\":-3}\n")
+					return err
+				}
+				if r.Repeat < -1 {
+					t.Errorf("an appended line was read: %+v", r)
+				}
+				return nil
+			})
+			if err != nil || runs != n || st.Runs != n {
+				t.Errorf("err %v, %d runs, stats %+v; want %d runs", err, runs, st, n)
+			}
+		})
+	}
+}
