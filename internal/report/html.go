@@ -53,12 +53,12 @@ func inlineSVG(f plot.Figure) template.HTML {
 	return template.HTML(s)
 }
 
-// writeHTML writes report.html, the head and tables from p and one row per
-// listed run, and the view of each listed run that gets a page as a page
-// of its own in runview.Dir beside it, each transcript read, rendered and
-// dropped in turn. The pages of an earlier report are removed first.
-func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
-	runsDir := filepath.Join(filepath.Dir(path), runview.Dir)
+// writePages writes the view of each listed run that gets a page as a
+// page of its own in runview.Dir of the report folder out, each transcript
+// read from the study folder dir, rendered and dropped in turn. The pages
+// of an earlier report are removed first.
+func writePages(out, dir string, picked []runview.Picked, ev *EventStats) error {
+	runsDir := filepath.Join(out, runview.Dir)
 	// Only pages are removed: --output may name a folder whose runs/ holds
 	// other things.
 	stale, _ := filepath.Glob(filepath.Join(runsDir, "*.html"))
@@ -67,11 +67,27 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 			return fmt.Errorf("html: %w", err)
 		}
 	}
-	if len(p.Pages) > 0 {
-		if err := os.MkdirAll(runsDir, 0o755); err != nil {
+	made := false
+	for _, pr := range picked {
+		if !pr.Page {
+			continue
+		}
+		if !made {
+			if err := os.MkdirAll(runsDir, 0o755); err != nil {
+				return fmt.Errorf("html: %w", err)
+			}
+			made = true
+		}
+		if err := runview.WritePage(out, dir, pr, ev.ByRun[pr.Run.RunID]); err != nil {
 			return fmt.Errorf("html: %w", err)
 		}
 	}
+	return nil
+}
+
+// writeHTML writes report.html: the head and tables from p and one row per
+// listed run, linking its page when it has one (writePages).
+func writeHTML(path string, p htmlPage) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("html: %w", err)
@@ -79,13 +95,7 @@ func writeHTML(path, dir string, p htmlPage, ev *EventStats) error {
 	w := bufio.NewWriterSize(f, 256<<10)
 	err = page.ExecuteTemplate(w, "head", p)
 	for i := 0; err == nil && i < len(p.Picked); i++ {
-		pr := p.Picked[i]
-		if pr.Page {
-			err = runview.WritePage(filepath.Dir(path), dir, pr, ev.ByRun[pr.Run.RunID])
-		}
-		if err == nil {
-			err = page.ExecuteTemplate(w, "runrow", runRow{pr, p.Study})
-		}
+		err = page.ExecuteTemplate(w, "runrow", runRow{p.Picked[i], p.Study})
 	}
 	if err == nil {
 		err = page.ExecuteTemplate(w, "tail", p)

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
@@ -145,40 +147,82 @@ func write(dir string, opts Options) error {
 			ids[p.Run.RunID] = true
 		}
 	}
-	ev, err := readEvents(filepath.Join(dir, results.EventsFile), func(id string) bool { return ids[id] })
-	if err != nil {
+	// The events and what the runs add up to (the analysis's fits, the
+	// attacker's rounds, the probes) are independent: one is read while
+	// the other is worked out.
+	var (
+		ev                 *EventStats
+		extra              []section
+		extras             Extras
+		probeSecs          []section
+		probeFigs          []plot.Figure
+		side, pagesWritten errgroup.Group
+		evPath             = filepath.Join(dir, results.EventsFile)
+	)
+	side.Go(func() (err error) {
+		ev, err = readEvents(evPath, func(id string) bool { return ids[id] })
+		return err
+	})
+	side.Go(func() (err error) {
+		extra, extras = an.finish(opts.MaxRunIDs)
+		if len(ad.cells) > 0 {
+			if err := ad.readAttacker(dir); err != nil {
+				return err
+			}
+		}
+		probeSecs, probeFigs, err = probesReport(dir, !opts.NoFigures)
+		return err
+	})
+	if err := side.Wait(); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	extra, extras := an.finish(opts.MaxRunIDs)
-	if len(ad.cells) > 0 {
-		if err := ad.readAttacker(dir); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
+	if !opts.NoHTML {
+		// The run pages need the runs and their events only: they are
+		// written while the tables and figures are made.
+		pagesWritten.Go(func() error { return writePages(opts.OutDir, dir, picked, ev) })
 	}
 	extra = append(append(rh.sections(opts.Z), ad.sections(opts.Z)...), extra...)
 	extra = append(extra, ct.sections(dir)...)
-	probeSecs, probeFigs, err := probesReport(dir, !opts.NoFigures)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
 	extra = append(extra, probeSecs...)
 	if defs, ok := taskDefsSection(dir); ok {
 		extra = append(extra, defs)
 	}
 	secs := buildSections(agg, ev, extra, opts.Z)
+	figs, err := writeTables(opts, agg, stats, secs, extras, probeFigs, ad)
+	if werr := pagesWritten.Wait(); err == nil && werr != nil {
+		err = fmt.Errorf("report: %w", werr)
+	}
+	if err != nil || opts.NoHTML {
+		return err
+	}
+	page := htmlPage{
+		Title: reportTitle(agg, opts.Title), Summary: summaryLines(agg, stats, opts.Z), Sections: secs,
+		Figures: figs, Picked: picked, Total: stats.Runs, AllRuns: stats.Runs <= opts.MaxRunViews,
+		Pages: ids, Study: dir,
+	}
+	if err := writeHTML(filepath.Join(opts.OutDir, HTMLFile), page); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// writeTables writes report.md, the CSVs and the figures into opts.OutDir
+// and returns the figures.
+func writeTables(opts Options, agg *Aggregator, stats results.ReadStats, secs []section, extras Extras, probeFigs []plot.Figure,
+	ad *adaptiveTally) ([]plot.Figure, error) {
 	files, err := renderTables(agg, stats, secs, opts.Z)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	var figs []plot.Figure
 	if !opts.NoFigures {
 		if figs, err = buildFigures(agg, extras, opts.Z); err != nil {
-			return fmt.Errorf("report: %w", err)
+			return nil, fmt.Errorf("report: %w", err)
 		}
 		figs = append(figs, probeFigs...)
 		adFigs, err := ad.figures(opts.Z)
 		if err != nil {
-			return fmt.Errorf("report: %w", err)
+			return nil, fmt.Errorf("report: %w", err)
 		}
 		figs = append(figs, adFigs...)
 		for _, f := range figs {
@@ -187,25 +231,14 @@ func write(dir string, opts Options) error {
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(opts.OutDir, FiguresDir), 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	for _, name := range sortedKeys(files) {
 		if err := os.WriteFile(filepath.Join(opts.OutDir, name), files[name], 0o644); err != nil {
-			return fmt.Errorf("report: %w", err)
+			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
-	if opts.NoHTML {
-		return nil
-	}
-	page := htmlPage{
-		Title: reportTitle(agg, opts.Title), Summary: summaryLines(agg, stats, opts.Z), Sections: secs,
-		Figures: figs, Picked: picked, Total: stats.Runs, AllRuns: stats.Runs <= opts.MaxRunViews,
-		Pages: ids, Study: dir,
-	}
-	if err := writeHTML(filepath.Join(opts.OutDir, HTMLFile), dir, page, ev); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+	return figs, nil
 }
 
 // Render builds report.md and the CSV tables from an Aggregator, keyed by
