@@ -39,6 +39,7 @@ type Progress struct {
 	last      time.Time // the last line printed or frame drawn
 	interval  time.Duration
 	drawn     bool          // a frame is on the terminal's line
+	printed   string        // off a terminal, the line printed last
 	stop      chan struct{} // ends the redraw ticker
 	finished  bool
 }
@@ -150,8 +151,8 @@ func (p *Progress) update(now bool) {
 	case p.width != nil && (now || since >= throttle):
 		p.draw()
 	case p.width == nil && since >= p.interval && p.done < p.total:
-		p.last = time.Now()
-		fmt.Fprintln(p.w, p.line())
+		p.last, p.printed = time.Now(), p.line()
+		fmt.Fprintln(p.w, p.printed)
 	}
 }
 
@@ -232,6 +233,9 @@ func (p *Progress) Finish() {
 	}
 	line := p.line()
 	p.finished = true
+	if line == p.printed {
+		return // a study stopped just after a line said the same
+	}
 	if p.drawn {
 		line = "\r" + line + clearToEnd
 	}

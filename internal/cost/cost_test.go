@@ -93,6 +93,15 @@ func TestBudget(t *testing.T) {
 			t.Errorf("reason %q", b.Reason())
 		}
 	})
+	t.Run("a next run that reads as the limit is said to pass it", func(t *testing.T) {
+		b := NewBudget(0.01, 0)
+		if _, ok := b.Reserve(fixed(0.0124), never); ok {
+			t.Fatal("0.0124 accepted under a limit of 0.01")
+		}
+		if want := "cost limit $0.01 reached: $0 spent, and the next run could pass it"; b.Reason() != want {
+			t.Errorf("reason %q, want %q", b.Reason(), want)
+		}
+	})
 	t.Run("waits for the runs in flight, then asks the estimate again", func(t *testing.T) {
 		b := NewBudget(1, 0)
 		est, ok := b.Reserve(fixed(0.6), never)
