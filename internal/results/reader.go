@@ -20,6 +20,14 @@ type ReadOptions struct {
 	Workers int
 }
 
+// workers is how many goroutines decode (and index) at once.
+func (o ReadOptions) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return min(runtime.GOMAXPROCS(0), 4)
+}
+
 // ReadStats describes one read of a runs file.
 type ReadStats struct {
 	// Lines is the number of non-blank lines in the file.
@@ -64,17 +72,7 @@ func ReadLatest(ctx context.Context, path string, opts ReadOptions, fn func(*Run
 	}
 	defer f.Close()
 	idx := newLatestIndex(f)
-	err = scanBlocks(ctx, path, reuse(), func(block []byte, num int, off int64, start, end int) error {
-		id, err := runID(block[start:end])
-		if err == nil {
-			err = idx.add(id, off)
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, num, err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := idx.build(ctx, path, opts.workers()); err != nil {
 		return ReadStats{}, err
 	}
 	st := ReadStats{Lines: idx.lines, Runs: idx.runs(), Superseded: idx.lines - idx.runs()}
@@ -117,10 +115,7 @@ func ReadLatest(ctx context.Context, path string, opts ReadOptions, fn func(*Run
 func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func(num int, off int64, data []byte) (bool, error),
 	fn func(*Run) error) error {
 	name := filepath.Base(path)
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = min(runtime.GOMAXPROCS(0), 4)
-	}
+	workers := opts.workers()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,5 +250,59 @@ func TestReadLatestAppended(t *testing.T) {
 				t.Errorf("err %v, %d runs, stats %+v; want %d runs", err, runs, st, n)
 			}
 		})
+	}
+}
+
+// TestReadLatestParallelIndex: the first pass split over ranges of the
+// file finds what the one scan finds, wherever the ranges cut the lines,
+// and a bad line is still named by its number.
+func TestReadLatestParallelIndex(t *testing.T) {
+	defer func(n int, min int64) { blockSize, parallelIndexMin = n, min }(blockSize, parallelIndexMin)
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "{\"run_id\":\"r%04d\",\"repeat\":%d}\n", i%2500, i)
+		if i%97 == 0 {
+			b.WriteString("\n  \n") // blank lines, some at a range's edge
+		}
+	}
+	good := b.String()
+	bad := good + "{\"task\":\"no id\"}\n" + good // found by the first pass
+	tests := []struct {
+		name    string
+		content string
+		err     string
+	}{
+		{"superseded lines", good, ""},
+		{"a line without a run id", bad, ":3063: missing run_id"},
+	}
+	for _, tt := range tests {
+		path := writeRuns(t, tt.content)
+		read := func(workers int) ([]string, ReadStats, error) {
+			var got []string
+			st, err := ReadLatest(context.Background(), path, ReadOptions{Workers: workers}, func(r *Run) error {
+				got = append(got, fmt.Sprintf("%s/%d", r.RunID, r.Repeat))
+				return nil
+			})
+			return got, st, err
+		}
+		parallelIndexMin = math.MaxInt64
+		want, wantSt, wantErr := read(1)
+		for _, size := range []int{7, 64, 4 << 10} {
+			for _, workers := range []int{2, 3, 4} {
+				t.Run(fmt.Sprintf("%s, blocks of %d, %d workers", tt.name, size, workers), func(t *testing.T) {
+					blockSize, parallelIndexMin = size, 0
+					got, st, err := read(workers)
+					if tt.err != "" {
+						if err == nil || wantErr == nil || err.Error() != wantErr.Error() || !strings.Contains(err.Error(), tt.err) {
+							t.Fatalf("err %v, want %v (with %q)", err, wantErr, tt.err)
+						}
+						return
+					}
+					if err != nil || st != wantSt || !slices.Equal(got, want) {
+						t.Errorf("err %v, stats %+v (want %+v), %d runs (want %d)", err, st, wantSt, len(got), len(want))
+					}
+				})
+			}
+		}
 	}
 }
