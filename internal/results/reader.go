@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -121,6 +122,8 @@ func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 1) // the scanner and the decoders
 	ordered := make(chan *batch, 2*workers)
+	// Each batch takes a decoder from the pool, keeping what it interned.
+	decoders := sync.Pool{New: func() any { return NewDecoder(opts.Detail) }}
 	// Blocks whose every batch was handed to fn go back to the scanner:
 	// the runs hold copies of their strings, never the block's bytes.
 	free := make(chan []byte, 2)
@@ -146,7 +149,8 @@ func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func
 			b := cur
 			g.Go(func() error { // waits for a free worker
 				defer close(b.ready)
-				dec := NewDecoder(opts.Detail)
+				dec := decoders.Get().(*Decoder)
+				defer decoders.Put(dec)
 				b.runs = make([]Run, len(b.ends))
 				for i, end := range b.ends {
 					if err := dec.Decode(b.buf[b.starts[i]:end], &b.runs[i]); err != nil {
