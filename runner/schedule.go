@@ -71,7 +71,20 @@ func schedule(seed int64, runs []study.Run) []study.Run {
 // interleaveCells orders cell keys, each represented by one of its runs,
 // so that consecutive cells differ along scheduleDims, the first fastest.
 func interleaveCells(seed int64, keys []string, of func(string) study.Run) []string {
-	return interleave(seed, keys, of, 0, 0)
+	o := orderer{seed: seed, of: of, ranks: map[rankKey]uint64{}}
+	return o.interleave(keys, 0, 0)
+}
+
+// orderer interleaves the cells of one study, its ranks computed once.
+type orderer struct {
+	seed  int64
+	of    func(string) study.Run
+	ranks map[rankKey]uint64
+}
+
+type rankKey struct {
+	dim int
+	v   string
 }
 
 // interleave orders keys along the dimensions from dim on: it groups them
@@ -81,36 +94,36 @@ func interleaveCells(seed int64, keys []string, of func(string) study.Run) []str
 // that the first keys of neighbouring groups differ in the next dimension
 // too. Groups, and the keys of one cell, are ranked by a hash of the seed
 // and their value: the same seed gives the same order.
-func interleave(seed int64, keys []string, of func(string) study.Run, dim, offset int) []string {
+func (o *orderer) interleave(keys []string, dim, offset int) []string {
 	if len(keys) < 2 {
 		return keys
 	}
 	if dim == len(scheduleDims) {
 		out := slices.Clone(keys)
 		slices.SortFunc(out, func(a, b string) int {
-			return cmp.Or(cmp.Compare(rank(seed, dim, a), rank(seed, dim, b)), cmp.Compare(a, b))
+			return cmp.Or(cmp.Compare(o.rank(dim, a), o.rank(dim, b)), cmp.Compare(a, b))
 		})
 		return out
 	}
 	groups := map[string][]string{}
 	var values []string
 	for _, k := range keys {
-		v := scheduleDims[dim](of(k))
+		v := scheduleDims[dim](o.of(k))
 		if _, ok := groups[v]; !ok {
 			values = append(values, v)
 		}
 		groups[v] = append(groups[v], k)
 	}
 	if len(values) == 1 {
-		return interleave(seed, keys, of, dim+1, offset)
+		return o.interleave(keys, dim+1, offset)
 	}
 	slices.SortFunc(values, func(a, b string) int {
-		return cmp.Or(cmp.Compare(rank(seed, dim, a), rank(seed, dim, b)), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(o.rank(dim, a), o.rank(dim, b)), cmp.Compare(a, b))
 	})
 	subs := make([][]string, len(values))
 	for i, v := range values {
 		j := (i + offset) % len(values)
-		subs[j] = interleave(seed, groups[v], of, dim+1, offset+j)
+		subs[j] = o.interleave(groups[v], dim+1, offset+j)
 	}
 	out := make([]string, 0, len(keys))
 	for k := 0; len(out) < len(keys); k++ {
@@ -125,7 +138,13 @@ func interleave(seed int64, keys []string, of func(string) study.Run, dim, offse
 
 // rank is a value's place among the values of one dimension: a hash of
 // the study's seed, the dimension and the value.
-func rank(seed int64, dim int, v string) uint64 {
-	sum := sha256.Sum256(fmt.Appendf(nil, "schedule\x00%d\x00%d\x00%s", seed, dim, v))
-	return binary.BigEndian.Uint64(sum[:8])
+func (o *orderer) rank(dim int, v string) uint64 {
+	k := rankKey{dim, v}
+	if r, ok := o.ranks[k]; ok {
+		return r
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "schedule\x00%d\x00%d\x00%s", o.seed, dim, v))
+	r := binary.BigEndian.Uint64(sum[:8])
+	o.ranks[k] = r
+	return r
 }
