@@ -11,6 +11,7 @@ import (
 
 	"github.com/killchain/killchain/internal/attacker"
 	"github.com/killchain/killchain/internal/attacks"
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
@@ -23,6 +24,8 @@ type cell struct {
 	key   string
 	atk   *study.Attacker
 	runs0 []study.Run
+	rank  int       // its place in the cells' interleaved order (schedule.go)
+	ready sync.Once // it has queued its first round (turns.ready)
 }
 
 // adaptiveCells groups the selected runs of grids with an attacker into
@@ -51,7 +54,7 @@ type rounds struct {
 	// rec records the rounds' runs as the plan's are, with a progress of
 	// its own whose total is the most runs the cells can record.
 	rec    recorder
-	sem    chan struct{} // the study's concurrency, shared by every cell's runs
+	turns  *turns // the study's concurrency, shared by every cell's runs
 	done   map[string]results.Run
 	logged map[string]map[int]results.AttackerRound
 
@@ -68,8 +71,16 @@ func (r *Runner) runCells(ctx context.Context, cells []*cell, rec recorder) erro
 		return nil
 	}
 	rec.prog = nil
-	st := &rounds{rec: rec, sem: make(chan struct{}, max(1, r.study.Concurrency)),
+	st := &rounds{rec: rec, turns: newTurns(r.study.Concurrency, len(cells)),
 		done: map[string]results.Run{}, logged: map[string]map[int]results.AttackerRound{}}
+	byKey := map[string]*cell{}
+	keys := make([]string, len(cells))
+	for i, c := range cells {
+		byKey[c.key], keys[i] = c, c.key
+	}
+	for i, k := range interleaveCells(r.study.Seed, keys, func(k string) study.Run { return byKey[k].runs0[0] }) {
+		byKey[k].rank = i
+	}
 	err := results.ReadRuns(filepath.Join(r.opts.Output, results.RunsFile), func(run results.Run) error {
 		if run.Adaptive != nil {
 			st.done[run.RunID] = run
@@ -104,7 +115,12 @@ func (r *Runner) runCells(ctx context.Context, cells []*cell, rec recorder) erro
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cells {
-		g.Go(func() error { return r.runCell(gctx, c, st) })
+		g.Go(func() error {
+			// A cell that ends before it queues its first round lets
+			// the others start.
+			defer c.ready.Do(st.turns.ready)
+			return r.runCell(gctx, c, st)
+		})
 	}
 	return g.Wait()
 }
@@ -179,7 +195,7 @@ func (r *Runner) runCell(ctx context.Context, c *cell, st *rounds) error {
 				if stop != "" {
 					ar = results.AttackerRound{Loop: c.key, Grid: run0.Grid, Attacker: c.atk.Name, Feedback: c.atk.Feedback, Round: round, Stopped: stop}
 					log.Warn("cell stopped: the attacker's budget is spent", "round", round, "stopped", stop,
-						"tokens", spent, "max_tokens", c.atk.MaxTokens, "cost", paid, "max_cost", c.atk.MaxCost)
+						"tokens", spent, "max_tokens", c.atk.MaxTokens, "cost", cost.Dollars(paid), "max_cost", cost.Dollars(c.atk.MaxCost))
 					st.rec.count(func(s *Summary) { s.Stopped++ })
 					return st.append(r.opts.Output, ar)
 				}
@@ -313,18 +329,20 @@ func (r *Runner) runRound(ctx context.Context, c *cell, st *rounds, runs []study
 			st.rec.count(func(s *Summary) { s.Skipped++ })
 			continue
 		}
+		// Queued now, in order: the round's runs wait in line by round,
+		// place in the round and cell (turns.go).
+		tk := st.turns.queue(priority{round: pr.Round, wave: i, cell: c.rank})
 		g.Go(func() error {
-			select {
-			case st.sem <- struct{}{}:
-			case <-gctx.Done():
+			if !tk.wait(gctx) {
 				return nil
 			}
-			defer func() { <-st.sem }()
+			defer st.turns.release()
 			rec, err := r.roundRun(gctx, c, st, pr)
 			recs[i] = rec
 			return err
 		})
 	}
+	c.ready.Do(st.turns.ready)
 	return recs, g.Wait()
 }
 

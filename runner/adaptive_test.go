@@ -121,6 +121,17 @@ func TestAdaptiveStudy(t *testing.T) {
 			t.Errorf("%s: variant %q for payload %q", r.RunID, r.Variant, a.Payload)
 		}
 	}
+	// Round 0 runs in waves over the cells: with 2 runs in flight, the
+	// first 3 recorded of the 4 cells' round 0 are of 3 cells.
+	var first []string
+	for _, r := range runs {
+		if r.Adaptive != nil && r.Adaptive.Round == 0 && len(first) < 3 && !slices.Contains(first, cellOf(r)) {
+			first = append(first, cellOf(r))
+		} else if r.Adaptive != nil && r.Adaptive.Round == 0 && len(first) < 3 {
+			t.Errorf("round 0: %s runs again before %d other cells ran (%q)", cellOf(r), 3-len(first), first)
+			break
+		}
+	}
 	for _, r := range runs {
 		if a := r.Adaptive; a != nil && a.Parent != "" {
 			if at, ok := payloads[cellOf(r)][a.Parent]; !ok || at >= a.Round {

@@ -4,21 +4,28 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/killchain/killchain/internal/cost"
 )
 
-// Progress reports runs done, errors and an ETA: a bar on a terminal, plain
-// lines (at most one every few seconds, and the last) otherwise.
+// Progress reports a study's runs as one line of labelled fields:
+//
+//	runs 26/100  errors 12  retried 3  cost $0.41  elapsed 9s  eta 27s
+//
+// On a terminal the line is drawn in place behind a bar, again as runs end
+// and every second, and never wider than the terminal (the bar shrinks,
+// then goes, then the line is cut), so that it never wraps; off one, the
+// same line is printed at most every few seconds, and at the end.
 type Progress struct {
 	mu      sync.Mutex
 	w       io.Writer
+	width   func() int // the terminal's columns; nil off a terminal
 	total   int
 	done    int
 	errors  int
@@ -29,9 +36,12 @@ type Progress struct {
 	priced    bool
 	throttled int
 	start     time.Time
-	last      time.Time
+	last      time.Time // the last line printed or frame drawn
 	interval  time.Duration
-	bar       *progressbar.ProgressBar
+	drawn     bool          // a frame is on the terminal's line
+	printed   string        // off a terminal, the line printed last
+	stop      chan struct{} // ends the redraw ticker
+	finished  bool
 }
 
 // A Terminal is a progress writer that shows a bar on a terminal of its
@@ -42,44 +52,55 @@ type Terminal interface {
 	TerminalWidth() int
 }
 
+// redraw is how often a terminal's line is drawn again with nothing
+// finished (the elapsed time and the ETA move), and throttle how often
+// runs that end together redraw it.
+const (
+	redraw   = time.Second
+	throttle = 100 * time.Millisecond
+)
+
 // NewProgress returns a progress reporter for total runs writing to w: a
 // bar when w is a terminal file or a Terminal of some width, else lines.
 func NewProgress(w io.Writer, total int) *Progress {
 	p := &Progress{w: w, total: total, start: time.Now(), interval: 5 * time.Second}
-	width := 0
 	switch t := w.(type) {
 	case Terminal:
-		width = barWidth(t.TerminalWidth(), total)
+		if t.TerminalWidth() > 0 {
+			p.width = t.TerminalWidth
+		}
 	case *os.File:
-		if term.IsTerminal(int(t.Fd())) {
-			width = 40 // progressbar narrows it to the terminal
+		if fd := int(t.Fd()); term.IsTerminal(fd) {
+			p.width = func() int {
+				if cols, _, err := term.GetSize(fd); err == nil && cols > 0 {
+					return cols
+				}
+				return 80
+			}
 		}
 	}
-	if width > 0 {
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWidth(width),
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription("runs"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
+	if p.width != nil {
+		p.stop = make(chan struct{})
+		p.draw()
+		go p.tick()
 	}
 	return p
 }
 
-// barWidth is the width of a bar whose line fits in cols columns beside
-// its widest label, percentage, count and times; 0 when cols is 0.
-func barWidth(cols, total int) int {
-	if cols <= 0 {
-		return 0
+// tick redraws the terminal's line every second until Finish.
+func (p *Progress) tick() {
+	t := time.NewTicker(redraw)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.draw()
+			p.mu.Unlock()
+		}
 	}
-	digits := len(strconv.Itoa(total))
-	label := len(fmt.Sprintf("runs (errors %d, retried %d)", total, total))
-	rest := label + len(" 100% ||") + len(" (/) ") + 2*digits + len("[10m30s:1h20m30s] ")
-	return min(max(cols-rest, 10), 40)
 }
 
 // Done records one finished run.
@@ -90,20 +111,7 @@ func (p *Progress) Done(errored bool) {
 	if errored {
 		p.errors++
 	}
-	if p.bar != nil {
-		// Describe redraws the bar at once; Add redraws it at most every
-		// 100 ms. Hundreds of runs ending together redraw it only when the
-		// label changed.
-		if errored || p.priced {
-			p.bar.Describe(p.describe())
-		}
-		_ = p.bar.Add(1)
-		return
-	}
-	if now := time.Now(); now.Sub(p.last) >= p.interval && p.done < p.total {
-		p.last = now
-		fmt.Fprintln(p.w, p.line())
-	}
+	p.update(errored)
 }
 
 // Retried records a run tried again after a sandbox or provider error.
@@ -111,9 +119,7 @@ func (p *Progress) Retried() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.retried++
-	if p.bar != nil {
-		p.bar.Describe(p.describe())
-	}
+	p.update(false)
 }
 
 // Spent shows the cost on every line from now on, starting at usd (what
@@ -130,53 +136,108 @@ func (p *Progress) Cost(usd float64, rateLimited int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.spent += usd
-	if rateLimited > 0 {
-		p.throttled += rateLimited
-		if p.bar != nil {
-			p.bar.Describe(p.describe())
-		}
+	p.throttled += rateLimited
+}
+
+// update shows a change: on a terminal at once when now is set (an error
+// shows the moment it is recorded), else at most every throttle; off one,
+// a line at most every interval (the last line waits for Finish).
+func (p *Progress) update(now bool) {
+	if p.finished {
+		return
+	}
+	since := time.Since(p.last)
+	switch {
+	case p.width != nil && (now || since >= throttle):
+		p.draw()
+	case p.width == nil && since >= p.interval && p.done < p.total:
+		p.last, p.printed = time.Now(), p.line()
+		fmt.Fprintln(p.w, p.printed)
 	}
 }
 
-// extra is what the label and line add after the counts: the money spent
-// ("$3.41 spent") and the rate limits met.
-func (p *Progress) extra(sep string) string {
-	s := ""
-	if p.priced {
-		s += sep + cost.Dollars(p.spent) + " spent"
-	}
-	if p.throttled > 0 {
-		s += sep + fmt.Sprintf("rate-limited %d", p.throttled)
-	}
-	return s
-}
-
-// describe is the bar's label.
-func (p *Progress) describe() string {
-	if p.retried > 0 {
-		return fmt.Sprintf("runs (errors %d, retried %d%s)", p.errors, p.retried, p.extra(", "))
-	}
-	return fmt.Sprintf("runs (errors %d%s)", p.errors, p.extra(", "))
-}
-
+// line is the progress's fields, labelled.
 func (p *Progress) line() string {
 	el := time.Since(p.start)
 	eta := "?"
-	if p.done > 0 && p.done < p.total {
-		eta = (el / time.Duration(p.done) * time.Duration(p.total-p.done)).Round(time.Second).String()
-	} else if p.done >= p.total {
+	switch {
+	case p.done >= p.total:
 		eta = "0s"
+	case p.done > 0:
+		eta = (el / time.Duration(p.done) * time.Duration(p.total-p.done)).Round(time.Second).String()
 	}
-	return fmt.Sprintf("runs %d/%d  errors %d  retried %d%s  elapsed %s  eta %s", p.done, p.total, p.errors, p.retried, p.extra("  "), el.Round(time.Second), eta)
+	var b strings.Builder
+	fmt.Fprintf(&b, "runs %d/%d  errors %d  retried %d", p.done, p.total, p.errors, p.retried)
+	if p.priced {
+		fmt.Fprintf(&b, "  cost %s", cost.Dollars(p.spent))
+	}
+	if p.throttled > 0 {
+		fmt.Fprintf(&b, "  rate-limited %d", p.throttled)
+	}
+	fmt.Fprintf(&b, "  elapsed %s  eta %s", el.Round(time.Second), eta)
+	return b.String()
+}
+
+// draw draws the terminal's line in place: a bar, then the fields, in
+// one column less than the terminal has; p.mu is held.
+func (p *Progress) draw() {
+	if p.finished {
+		return
+	}
+	p.last = time.Now()
+	fmt.Fprint(p.w, "\r"+frame(p.line(), p.done, p.total, p.width()-1)+clearToEnd)
+	p.drawn = true
+}
+
+// clearToEnd erases the rest of a terminal's line (what a longer frame
+// left there).
+const clearToEnd = "\x1b[K"
+
+// frame fits the fields into cols columns behind a bar of up to 30
+// columns, "[█████░░░░░] ": the bar narrows to leave the fields whole and
+// goes below 10 columns; the fields alone are cut to fit.
+func frame(fields string, done, total, cols int) string {
+	n := utf8.RuneCountInString(fields)
+	room := min(30, cols-n-1) - 2 // the brackets
+	if room < 8 {
+		return truncate(fields, cols)
+	}
+	full := room
+	if total > 0 {
+		full = room * min(done, total) / total
+	}
+	return "[" + strings.Repeat("█", full) + strings.Repeat("░", room-full) + "] " + fields
+}
+
+// truncate cuts s to at most cols runes.
+func truncate(s string, cols int) string {
+	if cols <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= cols {
+		return s
+	}
+	return string([]rune(s)[:cols])
 }
 
 // Finish prints the final line (in place of the bar on a terminal; the
-// only line with the last count otherwise).
+// only line with the last count otherwise) and stops redrawing.
 func (p *Progress) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
-		_ = p.bar.Finish()
+	if p.finished {
+		return
 	}
-	fmt.Fprintln(p.w, p.line())
+	if p.stop != nil {
+		close(p.stop)
+	}
+	line := p.line()
+	p.finished = true
+	if line == p.printed {
+		return // a study stopped just after a line said the same
+	}
+	if p.drawn {
+		line = "\r" + line + clearToEnd
+	}
+	fmt.Fprintln(p.w, line)
 }

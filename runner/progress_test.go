@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -55,13 +56,15 @@ func TestProgress(t *testing.T) {
 			if !strings.HasSuffix(out.String(), "\n") {
 				t.Errorf("output does not end its line: %q", out.String())
 			}
+			// The frames drawn in place: each fits the terminal.
 			frames := 0
 			for _, seg := range strings.FieldsFunc(out.String(), func(r rune) bool { return r == '\r' || r == '\n' }) {
-				if strings.HasPrefix(seg, "runs (errors") {
-					frames++
-					if w := utf8.RuneCountInString(strings.TrimRight(seg, " ")); tt.cols > 0 && w >= tt.cols {
-						t.Errorf("frame of %d columns on %d: %q", w, tt.cols, seg)
-					}
+				if strings.HasPrefix(seg, final) || !strings.HasSuffix(seg, clearToEnd) {
+					continue
+				}
+				frames++
+				if w := utf8.RuneCountInString(strings.TrimSuffix(seg, clearToEnd)); w >= tt.cols {
+					t.Errorf("frame of %d columns on %d: %q", w, tt.cols, seg)
 				}
 			}
 			if (frames > 0) != (tt.cols > 0) {
@@ -83,14 +86,56 @@ func TestProgressSpent(t *testing.T) {
 	p.Cost(0, 0)
 	p.Done(false)
 	p.Finish()
-	if line := out.String(); !strings.Contains(line, "$3.41 spent") || !strings.Contains(line, "rate-limited 2") {
+	if line := out.String(); !strings.Contains(line, "cost $3.41") || !strings.Contains(line, "rate-limited 2") {
 		t.Errorf("progress %q lacks the spend or the rate limits", line)
 	}
 	out.Reset()
 	p = NewProgress(&out, 1)
 	p.Done(false)
 	p.Finish()
-	if line := out.String(); strings.Contains(line, "spent") || strings.Contains(line, "rate-limited") {
+	if line := out.String(); strings.Contains(line, "cost") || strings.Contains(line, "rate-limited") {
 		t.Errorf("an unpriced study's progress %q speaks of money", line)
+	}
+}
+
+// TestProgressFields: the line labels every field, the ETA included, and
+// a frame fits its terminal: the bar narrows, then goes, then the fields
+// are cut, so that the line never wraps.
+func TestProgressFields(t *testing.T) {
+	p := NewProgress(&bytes.Buffer{}, 100)
+	p.Spent(0)
+	for i := range 26 {
+		p.Done(i%2 == 0)
+	}
+	p.Retried()
+	line := p.line()
+	want := regexp.MustCompile(`^runs 26/100  errors 13  retried 1  cost \$0  elapsed \d+s  eta \d+s$`)
+	if !want.MatchString(line) {
+		t.Errorf("line %q, want %s", line, want)
+	}
+	tests := []struct {
+		name string
+		cols int
+		bar  bool
+	}{
+		{"wide", 200, true},
+		{"80 columns", 80, true},
+		{"no room for a bar", 70, false},
+		{"narrow", 30, false},
+		{"none", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := frame(line, 26, 100, tt.cols)
+			if n := utf8.RuneCountInString(f); n > tt.cols {
+				t.Errorf("frame of %d runes in %d columns: %q", n, tt.cols, f)
+			}
+			if strings.HasPrefix(f, "[") != tt.bar {
+				t.Errorf("frame %q: bar %v, want %v", f, !tt.bar, tt.bar)
+			}
+			if tt.bar && !strings.HasSuffix(f, line) {
+				t.Errorf("frame %q does not hold the whole line", f)
+			}
+		})
 	}
 }

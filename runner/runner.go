@@ -19,6 +19,7 @@ import (
 
 	"github.com/killchain/killchain/internal/agent"
 	"github.com/killchain/killchain/internal/canary"
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/results"
 	"github.com/killchain/killchain/internal/study"
@@ -268,6 +269,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		}
 		todo = append(todo, pr)
 	}
+	// Runs start in waves over their cells, the cells interleaved
+	// (schedule.go): every model, task and condition early.
+	todo = schedule(r.study.Seed, todo)
 	if len(sum.Left) > 0 {
 		r.log.Info("errored runs left as they are", "left", sum.Left, "hint", "--rerun truncated,refused runs them again")
 	}
@@ -351,7 +355,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	sum.Spent = money.budget.Spent()
 	if money.budget.Reached() && err == nil && ctx.Err() == nil {
 		sum.CostStopped = money.budget.Reason()
-		r.log.Warn("cost limit reached", "limit", sum.CostLimit, "spent", sum.Spent, "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
+		r.log.Warn("cost limit reached", "limit", cost.Dollars(sum.CostLimit), "spent", cost.Dollars(sum.Spent), "finished", sum.Ran, "remaining", len(todo)-sum.Ran)
 		return sum, fmt.Errorf("%w: %s", ErrCostLimit, sum.CostStopped)
 	}
 	if ctx.Err() != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 
@@ -131,10 +132,11 @@ func (k *kubeFlags) bench(ctx context.Context, g *globals, runs int, levels []in
 
 func newBenchReportCmd(g *globals) *cobra.Command {
 	var (
-		runs   int
-		seed   int64
-		cache  string
-		asJSON bool
+		runs    int
+		seed    int64
+		cache   string
+		asJSON  bool
+		profile string
 	)
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -159,7 +161,20 @@ the process's peak resident set.`,
 				return err
 			}
 			defer os.RemoveAll(out)
+			if profile != "" {
+				pf, err := os.Create(profile)
+				if err != nil {
+					return err
+				}
+				defer pf.Close()
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					return err
+				}
+			}
 			m, err := benchdata.Measure(func() error { return report.Write(dir, report.Options{OutDir: out}) })
+			if profile != "" {
+				pprof.StopCPUProfile()
+			}
 			if err != nil {
 				return err
 			}
@@ -178,5 +193,6 @@ the process's peak resident set.`,
 	cmd.Flags().Int64Var(&seed, "seed", 1, "seed of the synthetic study")
 	cmd.Flags().StringVar(&cache, "cache", "", "where the synthetic study is kept (default the temp folder)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().StringVar(&profile, "cpuprofile", "", "write a CPU profile of the report to this file (go tool pprof reads it)")
 	return cmd
 }

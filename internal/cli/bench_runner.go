@@ -189,13 +189,13 @@ func (f *benchRunnerFlags) run(cmd *cobra.Command, g *globals) error {
 }
 
 // serverShare is what bench runner reports of the simulated server.
-func serverShare(st simserver.Stats, latency time.Duration) map[string]any {
-	out := map[string]any{"requests": st.Requests, "failed": st.Failed, "max_in_flight": st.MaxInFlight}
+func serverShare(st simserver.Stats, latency time.Duration) *runbench.Server {
+	out := &runbench.Server{Requests: st.Requests, Failed: st.Failed, MaxInFlight: st.MaxInFlight}
 	if st.Requests > 0 {
 		per := st.Own / time.Duration(st.Requests)
-		out["own_ms_per_request"] = float64(per) / float64(time.Millisecond)
+		out.OwnMS = float64(per) / float64(time.Millisecond)
 		if latency > 0 {
-			out["own_share_of_latency"] = per.Seconds() / latency.Seconds()
+			out.OwnShare = per.Seconds() / latency.Seconds()
 		}
 	}
 	return out

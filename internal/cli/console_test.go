@@ -205,9 +205,9 @@ func TestRunProgressAndLogs(t *testing.T) {
 			}
 			frames := 0
 			for _, seg := range strings.FieldsFunc(raw, func(r rune) bool { return r == '\r' || r == '\n' }) {
-				if strings.HasPrefix(seg, "runs (errors") {
+				if strings.HasPrefix(seg, "[") && strings.Contains(seg, "] runs ") {
 					frames++
-					if n := utf8.RuneCountInString(strings.TrimRight(seg, " ")); n >= 80 {
+					if n := utf8.RuneCountInString(strings.TrimSuffix(seg, "\x1b[K")); n >= 80 {
 						t.Errorf("bar frame of %d columns on an 80-column terminal: %q", n, seg)
 					}
 				}
@@ -228,6 +228,7 @@ func FuzzConsole(f *testing.F) {
 	f.Add("runs 0/3|WARN one|runs 1/3|ERROR two|runs 2/3")
 	f.Add("|a||b|")
 	f.Add("runs (errors 1)  33% |███    | (1/3)|2026-12-01T00:00:00Z [WARN] x: y|r")
+	f.Add("[███░░░] runs 1/3  errors 0  retried 0  elapsed 1s  eta 2s\x1b[K|2026-12-01T00:00:00Z [WARN] x: y|r")
 	f.Fuzz(func(t *testing.T, script string) {
 		if !utf8.ValidString(script) {
 			t.Skip("a terminal shows text; screen reads runes")

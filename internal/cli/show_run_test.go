@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/killchain/killchain/internal/results"
 )
 
 // TestShow: show prints a run's outcome and its transcript with thinking,
@@ -64,5 +67,25 @@ func TestShow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShowEveryRun: show prints every run of a study, whether or not its
+// report gave the run a page of its own.
+func TestShowEveryRun(t *testing.T) {
+	const dir = "../report/testdata/smoke"
+	var ids []string
+	err := results.ReadRuns(filepath.Join(dir, results.RunsFile), func(r results.Run) error {
+		ids = append(ids, r.RunID)
+		return nil
+	})
+	if err != nil || len(ids) < 100 {
+		t.Fatalf("%d runs: %v", len(ids), err)
+	}
+	for _, id := range ids {
+		code, stdout, stderr := killchain("show", "--color", "never", dir, id)
+		if code != exitOK || !strings.HasPrefix(stdout, "run "+id+" ") {
+			t.Errorf("show %s: exit %d\n%.200s%s", id, code, stdout, stderr)
+		}
 	}
 }

@@ -19,9 +19,12 @@ func TestSpendLine(t *testing.T) {
 		sum  runner.Summary
 		want string
 	}{
-		{"fresh start", priced, runner.Summary{Spent: 0.25, RateLimited: 3}, "cost: $0.2500 spent, 3 rate-limit answers (429)"},
+		{"fresh start", priced, runner.Summary{Spent: 0.25, RateLimited: 3}, "cost: $0.25 spent, 3 rate-limit answers (429)"},
 		{"resume", priced, runner.Summary{Spent: 0.25, RateLimited: 3, Skipped: 10, CostLimit: 1},
-			"cost: $0.2500 spent of a $1.00 limit, 3 rate-limit answers (429) in this start"},
+			"cost: $0.25 spent of a $1.00 limit, 3 rate-limit answers (429) in this start"},
+		{"a sum's binary noise", priced, runner.Summary{Spent: 0.1 + 0.1 + 0.1 + 0.68, CostLimit: 1},
+			"cost: $0.98 spent of a $1.00 limit"},
+		{"under a cent", priced, runner.Summary{Spent: 0.00421}, "cost: $0.0042 spent"},
 		{"no price, no limit, no 429", unpriced, runner.Summary{Skipped: 2}, ""},
 	}
 	for _, tt := range tests {

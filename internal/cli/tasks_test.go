@@ -34,7 +34,7 @@ func TestTasksCommands(t *testing.T) {
 		{name: "show a study's task", args: []string{"tasks", "show", "--study", userStudy, "calendar_notes"}, stdout: []string{`task "calendar_notes"`}},
 		{name: "show an unknown task", args: []string{"tasks", "show", "memory_poisn"}, code: 1, stderr: []string{`no task, injection, suite or environment "memory_poisn"; did you mean "memory_poison"?`}},
 		{name: "new writes a starting file", args: []string{"tasks", "new", "--output", starter, "fresh_task"}, stdout: []string{"wrote " + starter}},
-		{name: "which validates", args: []string{"validate", starter}, stderr: []string{"task file is valid: 1 task (fresh_task)"}},
+		{name: "which validates", args: []string{"validate", starter}, stdout: []string{"task file is valid: 1 task (fresh_task)"}},
 		{name: "and is never overwritten", args: []string{"tasks", "new", "--output", starter, "fresh_task"}, code: 1, stderr: []string{"file exists"}},
 		{name: "new refuses a bad name", args: []string{"tasks", "new", "--output", "-", "no spaces"}, code: 1, stderr: []string{"task name"}},
 		{name: "a broken task file", args: []string{"validate", "../../tasks/testdata/invalid/unknown_tool.hcl"}, code: 1,

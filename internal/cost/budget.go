@@ -98,6 +98,11 @@ func (b *Budget) Reason() string {
 	if !b.refused {
 		return ""
 	}
-	return fmt.Sprintf("cost limit %s reached: %s spent, and the next run could bring it to %s",
-		Dollars(b.limit), Dollars(b.spent), Dollars(b.need))
+	next := "bring it to " + Dollars(b.need)
+	if Dollars(b.need) == Dollars(b.limit) {
+		// Written to the cent, the two would read the same.
+		next = "pass it"
+	}
+	return fmt.Sprintf("cost limit %s reached: %s spent, and the next run could %s",
+		Dollars(b.limit), Dollars(b.spent), next)
 }

@@ -8,6 +8,7 @@ package cost
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -45,7 +46,8 @@ func (p Price) Validate() []error {
 	return errs
 }
 
-// String is the price as a person reads it: "$0.15 in, $0.075 cached, $0.60 out".
+// String is the price as a person reads it: "$0.15 in, $0.075 cached, $0.60 out"
+// (a rate, written to the cent, or with every digit it has below one).
 func (p Price) String() string {
 	parts := []string{"$" + figure(p.Input) + " in"}
 	if p.CachedInput != nil {
@@ -61,7 +63,12 @@ func (p Price) String() string {
 	return strings.Join(parts, ", ") + " per 1M tokens"
 }
 
-func figure(v float64) string { return fmt.Sprintf("%g", v) }
+func figure(v float64) string {
+	if c := v * 100; c == math.Trunc(c) {
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
 
 // Tokens are one run's (or one call's) token counts as runs.jsonl keeps
 // them. Input counts every input token, the cached ones and the ones
@@ -116,16 +123,26 @@ func (p Price) Cost(t Tokens) float64 {
 // do not gather binary noise.
 func Round(usd float64) float64 { return math.Round(usd*1e6) / 1e6 }
 
-// Dollars formats an amount: "$3.41" from a dollar up, "$0.0164" under
-// one, "$0.000042" under a tenth of a cent, "$0" for nothing.
+// Dollars is how every amount of money is printed, in every message,
+// table and log line: two decimals from a cent up ("$0.98", "$1.00",
+// "$3.41"), two significant digits under a cent ("$0.0042", "$0.000042"),
+// "$0" for nothing; never a float's raw digits.
 func Dollars(usd float64) string {
-	switch a := math.Abs(usd); {
+	sign := ""
+	if usd < 0 {
+		sign, usd = "-", -usd
+	}
+	switch {
 	case usd == 0:
 		return "$0"
-	case a < 0.001:
-		return fmt.Sprintf("$%.6f", usd)
-	case a < 1:
-		return fmt.Sprintf("$%.4f", usd)
+	case usd >= 0.01 || math.IsInf(usd, 0) || math.IsNaN(usd):
+		return sign + "$" + strconv.FormatFloat(usd, 'f', 2, 64)
 	}
-	return fmt.Sprintf("$%.2f", usd)
+	// Two significant digits: as many decimals as reach the second.
+	decimals := 1 - int(math.Floor(math.Log10(usd)))
+	s := strconv.FormatFloat(usd, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return sign + "$" + s
 }

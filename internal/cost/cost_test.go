@@ -34,11 +34,45 @@ func TestCost(t *testing.T) {
 	}
 }
 
+// TestDollars: every amount is printed one way: two decimals from a cent
+// up, two significant digits below, never a float's raw digits.
 func TestDollars(t *testing.T) {
-	for in, want := range map[float64]string{0: "$0", 3.412: "$3.41", 0.00421: "$0.0042", 0.016448: "$0.0164", 0.000042: "$0.000042", 12: "$12.00"} {
-		if got := Dollars(in); got != want {
-			t.Errorf("Dollars(%g) = %q, want %q", in, got, want)
-		}
+	tests := []struct {
+		name string
+		in   float64
+		want string
+	}{
+		{"nothing", 0, "$0"},
+		{"dollars", 3.412, "$3.41"},
+		{"a whole dollar", 1, "$1.00"},
+		{"twelve", 12, "$12.00"},
+		{"binary noise", 0.9800000000000002, "$0.98"},
+		{"cents", 0.016448, "$0.02"},
+		{"a cent", 0.01, "$0.01"},
+		{"rounds up to a cent", 0.009999, "$0.01"},
+		{"under a cent", 0.00421, "$0.0042"},
+		{"half a cent", 0.005, "$0.005"},
+		{"a fraction of a cent", 0.000042, "$0.000042"},
+		{"tiny", 1.234e-9, "$0.0000000012"},
+		{"a refund", -0.5, "-$0.50"},
+		{"thousands", 1234.5678, "$1234.57"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Dollars(tt.in); got != tt.want {
+				t.Errorf("Dollars(%v) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPriceString: a price is written to the cent, or with every digit
+// it has below one.
+func TestPriceString(t *testing.T) {
+	cached := 0.075
+	p := Price{Input: 2.5, CachedInput: &cached, Output: 10}
+	if got, want := p.String(), "$2.50 in, $0.075 cached, $10.00 out per 1M tokens"; got != want {
+		t.Errorf("price %q, want %q", got, want)
 	}
 }
 
@@ -57,6 +91,15 @@ func TestBudget(t *testing.T) {
 		}
 		if !b.Reached() || !strings.Contains(b.Reason(), "$1.10") {
 			t.Errorf("reason %q", b.Reason())
+		}
+	})
+	t.Run("a next run that reads as the limit is said to pass it", func(t *testing.T) {
+		b := NewBudget(0.01, 0)
+		if _, ok := b.Reserve(fixed(0.0124), never); ok {
+			t.Fatal("0.0124 accepted under a limit of 0.01")
+		}
+		if want := "cost limit $0.01 reached: $0 spent, and the next run could pass it"; b.Reason() != want {
+			t.Errorf("reason %q, want %q", b.Reason(), want)
 		}
 	})
 	t.Run("waits for the runs in flight, then asks the estimate again", func(t *testing.T) {

@@ -185,7 +185,7 @@ func TestCostLimitStopsAndResumes(t *testing.T) {
 	if ref := byModel["ref"]; ref == nil || ref[9] != "0.000000" || ref[10] != "scripted: $0" {
 		t.Errorf("the scripted model's row %v does not say it cost nothing", ref)
 	}
-	if box := byModel["box"]; box == nil || !strings.Contains(box[10], "$2.5 in") {
+	if box := byModel["box"]; box == nil || !strings.Contains(box[10], "$2.50 in") {
 		t.Errorf("the priced model's row %v does not give its price", box)
 	}
 }

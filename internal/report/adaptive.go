@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/killchain/killchain/internal/cost"
 	"github.com/killchain/killchain/internal/errkind"
 	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/results"
@@ -251,13 +252,13 @@ func (t *adaptiveTally) sections(z float64) []section {
 		}
 		stopped := c.stopped
 		cCSV.add(k.grid, c.attacker, c.feedback, k.task, k.models, k.condition, k.defense, itoa(last), roundsTo(c.firstSuccess()),
-			bestID, bestAttack, bestText, bg, br, lineage, itoa(c.tokens), strconv.FormatFloat(c.cost, 'f', -1, 64), stopped)
+			bestID, bestAttack, bestText, bg, br, lineage, itoa(c.tokens), strconv.FormatFloat(cost.Round(c.cost), 'f', -1, 64), stopped)
 		if stopped == "" {
 			stopped = "–"
 		}
 		tokens := itoa(c.tokens)
 		if c.cost > 0 {
-			tokens += fmt.Sprintf(" ($%.4f)", c.cost)
+			tokens += " (" + cost.Dollars(c.cost) + ")"
 		}
 		cMD.add(who, k.target(), itoa(last), roundsTo(c.firstSuccess()), bestID+" ("+bestAttack+")", bestRate, lineage, tokens, stopped)
 	}

@@ -268,6 +268,8 @@ type Aggregator struct {
 	families    map[string]int
 	total       int
 	errored     int
+	// sorted is Cells' answer, kept until a new cell is seen.
+	sorted []Cell
 
 	// Disagreements lists attacked runs where attack goal and Executed differ.
 	Disagreements *IDList
@@ -293,7 +295,10 @@ func NewAggregator(maxIDs int) *Aggregator {
 // Add counts one run. Call it once per run id (see results.ReadLatestRuns).
 // A reward-hack run is counted in the totals, the families and the error
 // tables only: no injection rate counts it.
-func (a *Aggregator) Add(r results.Run) {
+func (a *Aggregator) Add(r results.Run) { a.add(&r) }
+
+// add is Add without a copy of the run.
+func (a *Aggregator) add(r *results.Run) {
 	a.total++
 	a.studies[r.Study]++
 	family := r.RunFamily()
@@ -311,8 +316,9 @@ func (a *Aggregator) Add(r results.Run) {
 	if c == nil {
 		c = &Counts{}
 		cells[cell] = c
+		a.sorted = nil
 	}
-	c.add(&r)
+	c.add(r)
 	if r.Error != "" {
 		a.errored++
 		a.addError(cell, r)
@@ -322,12 +328,11 @@ func (a *Aggregator) Add(r results.Run) {
 		return
 	}
 	exec := results.Is(r.Executed)
-	where := cell.Model() + ", " + r.Task
 	switch {
 	case r.Attacked && r.AttackGoal && !exec && r.Executed != nil:
-		a.Disagreements.Add(r.RunID, "attack goal without Executed ("+where+")")
+		a.Disagreements.Add(r.RunID, "attack goal without Executed ("+where(&cell, r)+")")
 	case r.Attacked && exec && !r.AttackGoal:
-		a.Disagreements.Add(r.RunID, "Executed without attack goal ("+where+")")
+		a.Disagreements.Add(r.RunID, "Executed without attack goal ("+where(&cell, r)+")")
 	}
 	if !r.Attacked {
 		var what []string
@@ -341,12 +346,15 @@ func (a *Aggregator) Add(r results.Run) {
 			what = append(what, "attack goal")
 		}
 		if len(what) > 0 {
-			a.Anomalies.Add(r.RunID, joinWords(what)+" in a clean run ("+where+")")
+			a.Anomalies.Add(r.RunID, joinWords(what)+" in a clean run ("+where(&cell, r)+")")
 		}
 	}
 }
 
-func (a *Aggregator) addError(cell Cell, r results.Run) {
+// where names a run's model and task in a list's note.
+func where(c *Cell, r *results.Run) string { return c.Model() + ", " + r.Task }
+
+func (a *Aggregator) addError(cell Cell, r *results.Run) {
 	k := ErrorKey{Cell: cell, Kind: string(r.ErrorKind), Reason: r.ErrorReason}
 	g := a.errs[k]
 	if g == nil {
@@ -374,12 +382,14 @@ func (a *Aggregator) Studies() []string { return sortedKeys(a.studies) }
 
 // Cells returns every cell seen, sorted.
 func (a *Aggregator) Cells() []Cell {
-	cells := make([]Cell, 0, len(a.cells))
-	for c := range a.cells {
-		cells = append(cells, c)
+	if a.sorted == nil {
+		a.sorted = make([]Cell, 0, len(a.cells))
+		for c := range a.cells {
+			a.sorted = append(a.sorted, c)
+		}
+		slices.SortFunc(a.sorted, compareCells)
 	}
-	slices.SortFunc(cells, compareCells)
-	return cells
+	return slices.Clone(a.sorted)
 }
 
 // Counts returns a copy of a cell's counters.

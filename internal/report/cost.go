@@ -52,18 +52,19 @@ func newCostTally() *costTally {
 
 func (t *costTally) add(r *results.Run) {
 	model := modelLabel(Cell{ModelA: r.ModelA, ModelB: r.ModelB})
-	row := func(m map[string]*costRow, k string) *costRow {
-		if m[k] == nil {
-			m[k] = &costRow{}
-		}
-		return m[k]
+	m := t.models[model]
+	if m == nil {
+		m = &costRow{}
+		t.models[model] = m
 	}
-	row(t.models, model).add(r)
+	m.add(r)
 	ck := costCell{model, r.Task, r.Variant, r.Condition, r.Defense}
-	if t.cells[ck] == nil {
-		t.cells[ck] = &costRow{}
+	c := t.cells[ck]
+	if c == nil {
+		c = &costRow{}
+		t.cells[ck] = c
 	}
-	t.cells[ck].add(r)
+	c.add(r)
 	t.total.add(r)
 }
 

@@ -39,6 +39,10 @@ type htmlPage struct {
 	Picked   []runview.Picked
 	Total    int
 	AllRuns  bool
+	// Pages holds the ids of the listed runs that have a page; the others
+	// are shown by `killchain show Study RUN_ID`.
+	Pages map[string]bool
+	Study string
 }
 
 // inlineSVG returns a figure's SVG without its XML prolog, to sit inside the
@@ -52,11 +56,11 @@ func inlineSVG(f plot.Figure) template.HTML {
 	return template.HTML(s)
 }
 
-// writeHTML writes report.html into out, the head and tables from p and
-// one row per picked run, and each picked run's view as a page of its own
-// in runview.Dir beside it, each transcript read, rendered and dropped in
-// turn. The pages of an earlier report are removed first.
-func writeHTML(out *rooted.Dir, dir string, p htmlPage, ev *EventStats) error {
+// writePages writes the view of each listed run that gets a page as a
+// page of its own in runview.Dir of the report folder out, each transcript
+// read from the study folder dir, rendered and dropped in turn. The pages
+// of an earlier report are removed first.
+func writePages(out *rooted.Dir, dir string, picked []runview.Picked, ev *EventStats) error {
 	// Only pages are removed: --output may name a folder whose runs/ holds
 	// other things.
 	stale, err := out.ReadDir(runview.Dir)
@@ -70,6 +74,20 @@ func writeHTML(out *rooted.Dir, dir string, p htmlPage, ev *EventStats) error {
 			}
 		}
 	}
+	for _, pr := range picked {
+		if !pr.Page {
+			continue
+		}
+		if err := runview.WritePage(out, dir, pr, ev.ByRun[pr.Run.RunID]); err != nil {
+			return fmt.Errorf("html: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeHTML writes report.html into out: the head and tables from p and
+// one row per listed run, linking its page when it has one (writePages).
+func writeHTML(out *rooted.Dir, p htmlPage) error {
 	f, err := out.Create(HTMLFile)
 	if err != nil {
 		return fmt.Errorf("html: %w", err)
@@ -78,10 +96,7 @@ func writeHTML(out *rooted.Dir, dir string, p htmlPage, ev *EventStats) error {
 	w := bufio.NewWriterSize(f, 256<<10)
 	err = page.ExecuteTemplate(w, "head", p)
 	for i := 0; err == nil && i < len(p.Picked); i++ {
-		pr := p.Picked[i]
-		if err = runview.WritePage(out, dir, pr, ev.ByRun[pr.Run.RunID]); err == nil {
-			err = page.ExecuteTemplate(w, "runrow", pr)
-		}
+		err = page.ExecuteTemplate(w, "runrow", runRow{p.Picked[i], p.Study})
 	}
 	if err == nil {
 		err = page.ExecuteTemplate(w, "tail", p)
@@ -96,6 +111,13 @@ func writeHTML(out *rooted.Dir, dir string, p htmlPage, ev *EventStats) error {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
+}
+
+// runRow is one row of the run list: a listed run, and the study folder
+// that `killchain show` reads a run without a page from.
+type runRow struct {
+	runview.Picked
+	Study string
 }
 
 // reportTitle is the title override or the study names.

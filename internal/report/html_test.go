@@ -309,3 +309,80 @@ func TestHTMLRunPagesReplaced(t *testing.T) {
 		t.Errorf("a file that is no page was removed: %v", err)
 	}
 }
+
+// TestHTMLRunPages: however many runs get a page, every link of
+// report.html into runs/ (from the run list and from the sections' lists
+// of run ids) names a page that was written, every page is linked from
+// its row, and every listed run without a page says how to show it.
+func TestHTMLRunPages(t *testing.T) {
+	all := len(rawRuns(t, "smoke"))
+	tests := []struct {
+		name   string
+		opts   Options
+		listed int
+		pages  int // -1: some, fewer than listed
+	}{
+		{"every run a page", Options{}, all, all},
+		{"a few pages", Options{MaxPages: 7}, all, 7},
+		{"pages for the telling runs only", Options{PerCell: -1}, all, -1},
+		{"no pages", Options{MaxPages: -1}, all, 0},
+		{"a large study's list", Options{MaxRunViews: 50, Sample: 20, MaxPages: 30}, -1, 30},
+	}
+	link := regexp.MustCompile(`href="(runs/[^"]+)"`)
+	row := regexp.MustCompile(`<tr><td>(?:<a href="runs/([^"]+)\.html"><code>[^<]+</code></a>|<code title="killchain show ([^ "]+) ([^"]+)">[^<]+</code>)</td>`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyFixture(t, "smoke")
+			opts := tt.opts
+			opts.NoFigures = true
+			if err := Write(dir, opts); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "report")
+			data, err := os.ReadFile(filepath.Join(out, HTMLFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages, err := filepath.Glob(filepath.Join(out, runview.Dir, "*.html"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			linked := map[string]bool{}
+			for _, m := range link.FindAllSubmatch(data, -1) {
+				linked[string(m[1])] = true
+				if _, err := os.Stat(filepath.Join(out, string(m[1]))); err != nil {
+					t.Errorf("report.html links %s, which is not there", m[1])
+				}
+			}
+			for _, p := range pages {
+				if !linked[runview.Dir+"/"+filepath.Base(p)] {
+					t.Errorf("the page %s is linked from nowhere", filepath.Base(p))
+				}
+			}
+			rows, shown := 0, 0
+			for _, m := range row.FindAllSubmatch(data, -1) {
+				rows++
+				if len(m[2]) > 0 {
+					shown++
+					if string(m[2]) != dir {
+						t.Errorf("row of %s: killchain show %s, want the study folder %s", m[3], m[2], dir)
+					}
+				}
+			}
+			if tt.listed >= 0 && rows != tt.listed || tt.listed < 0 && (rows == 0 || rows >= all) {
+				t.Errorf("%d rows in the run list, want %d of %d", rows, tt.listed, all)
+			}
+			if rows-shown != len(pages) {
+				t.Errorf("%d rows link a page, %d pages written", rows-shown, len(pages))
+			}
+			// The fixture's sections list a run id: without its page it
+			// is no link, and says how to show the run.
+			if tt.pages == 0 && !bytes.Contains(data, []byte(`<li><code title="killchain show `+dir+` `)) {
+				t.Error("a section's list of run ids does not say how to show a run without a page")
+			}
+			if tt.pages >= 0 && len(pages) != tt.pages || tt.pages < 0 && (len(pages) == 0 || len(pages) >= rows) {
+				t.Errorf("%d pages, want %d of %d listed", len(pages), tt.pages, rows)
+			}
+		})
+	}
+}

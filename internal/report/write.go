@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/killchain/killchain/internal/report/plot"
 	"github.com/killchain/killchain/internal/report/runview"
 	"github.com/killchain/killchain/internal/results"
@@ -39,12 +41,18 @@ type Options struct {
 	MaxRunIDs int
 	// OutDir is where the files go; "" means DIR/report.
 	OutDir string
-	// MaxRunViews: a study with at most this many runs gets a per-run view
-	// of every run in report.html; a larger one gets the flagged runs (at
+	// MaxRunViews: a study with at most this many runs lists every run in
+	// report.html's run list; a larger one lists the flagged runs (at
 	// most MaxRunViews) and a sample. 0 means 3000; negative means none.
 	MaxRunViews int
-	// Sample is how many unflagged runs a large study shows; 0 means 200.
+	// Sample is how many unflagged runs a large study lists; 0 means 200.
 	Sample int
+	// PerCell and MaxPages say which listed runs get a page of their own
+	// (runs/<run_id>.html): every one that errored, was flagged or
+	// executed, and the first PerCell of each cell, at most MaxPages in
+	// all, spread over the cells. The others are listed with the command
+	// that shows them. 0 means 2 and 1000; negative means none.
+	PerCell, MaxPages int
 	// NoFigures skips the figures (and so the HTML report's figures).
 	NoFigures bool
 	// NoHTML skips report.html.
@@ -69,6 +77,12 @@ func (o Options) withDefaults(dir string) Options {
 	}
 	if o.Sample == 0 {
 		o.Sample = 200
+	}
+	if o.PerCell == 0 {
+		o.PerCell = 2
+	}
+	if o.MaxPages == 0 {
+		o.MaxPages = 1000
 	}
 	return o
 }
@@ -100,7 +114,7 @@ func write(dir string, opts Options) error {
 		return fmt.Errorf("report: z, max run ids and sample must not be negative")
 	}
 	agg := NewAggregator(opts.MaxRunIDs)
-	pick := runview.NewPicker(opts.MaxRunViews, opts.Sample)
+	pick := runview.NewPicker(runview.Picking{All: opts.MaxRunViews, Sample: opts.Sample, PerCell: opts.PerCell, MaxPages: opts.MaxPages})
 	an := opts.analysis
 	if an == nil {
 		an = newAnalyzer(dir)
@@ -114,7 +128,7 @@ func write(dir string, opts Options) error {
 		detail = results.NoProvenance
 	}
 	stats, err := results.ReadLatest(context.Background(), filepath.Join(dir, results.RunsFile), results.ReadOptions{Detail: detail}, func(r *results.Run) error {
-		agg.Add(*r)
+		agg.add(r)
 		rh.add(r)
 		ct.add(r)
 		ad.add(r)
@@ -129,46 +143,95 @@ func write(dir string, opts Options) error {
 	picked := pick.Result()
 	ids := make(map[string]bool, len(picked))
 	for _, p := range picked {
-		ids[p.Run.RunID] = true
+		if p.Page {
+			ids[p.Run.RunID] = true
+		}
 	}
-	ev, err := readEvents(filepath.Join(dir, results.EventsFile), func(id string) bool { return ids[id] })
+	// The events and what the runs add up to (the analysis's fits, the
+	// attacker's rounds, the probes) are independent: one is read while
+	// the other is worked out.
+	var (
+		ev                 *EventStats
+		extra              []section
+		extras             Extras
+		probeSecs          []section
+		probeFigs          []plot.Figure
+		side, pagesWritten errgroup.Group
+		evPath             = filepath.Join(dir, results.EventsFile)
+	)
+	side.Go(func() (err error) {
+		ev, err = readEvents(evPath, func(id string) bool { return ids[id] })
+		return err
+	})
+	side.Go(func() (err error) {
+		extra, extras = an.finish(opts.MaxRunIDs)
+		if len(ad.cells) > 0 {
+			if err := ad.readAttacker(dir); err != nil {
+				return err
+			}
+		}
+		probeSecs, probeFigs, err = probesReport(dir, !opts.NoFigures)
+		return err
+	})
+	if err := side.Wait(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	out, err := rooted.OpenOut(dir, "report", opts.OutDir)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	extra, extras := an.finish(opts.MaxRunIDs)
-	if len(ad.cells) > 0 {
-		if err := ad.readAttacker(dir); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
+	defer out.Close()
+	if !opts.NoHTML {
+		// The run pages need the runs and their events only: they are
+		// written while the tables and figures are made.
+		pagesWritten.Go(func() error { return writePages(out, dir, picked, ev) })
 	}
 	extra = append(append(rh.sections(opts.Z), ad.sections(opts.Z)...), extra...)
 	extra = append(extra, ct.sections(dir)...)
-	probeSecs, probeFigs, err := probesReport(dir, !opts.NoFigures)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
 	extra = append(extra, probeSecs...)
 	if defs, ok := taskDefsSection(dir); ok {
 		extra = append(extra, defs)
 	}
 	secs := append(st.sections(opts.Z), buildSections(agg, ev, extra, opts.Z)...)
+	figs, err := writeTables(out, opts, agg, stats, secs, extras, probeFigs, ad, st)
+	if werr := pagesWritten.Wait(); err == nil && werr != nil {
+		err = fmt.Errorf("report: %w", werr)
+	}
+	if err != nil || opts.NoHTML {
+		return err
+	}
+	page := htmlPage{
+		Title: reportTitle(agg, opts.Title), Summary: summaryLines(agg, stats, opts.Z), Sections: secs,
+		Figures: figs, Picked: picked, Total: stats.Runs, AllRuns: stats.Runs <= opts.MaxRunViews,
+		Pages: ids, Study: dir,
+	}
+	if err := writeHTML(out, page); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// writeTables writes report.md, the CSVs and the figures into the report
+// folder out and returns the figures.
+func writeTables(out *rooted.Dir, opts Options, agg *Aggregator, stats results.ReadStats, secs []section, extras Extras, probeFigs []plot.Figure,
+	ad *adaptiveTally, st *suiteTally) ([]plot.Figure, error) {
 	files, err := renderTables(agg, stats, secs, opts.Z)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	var figs []plot.Figure
 	if !opts.NoFigures {
 		if figs, err = buildFigures(agg, extras, opts.Z); err != nil {
-			return fmt.Errorf("report: %w", err)
+			return nil, fmt.Errorf("report: %w", err)
 		}
 		suiteFigs, err := st.figures()
 		if err != nil {
-			return fmt.Errorf("report: %w", err)
+			return nil, fmt.Errorf("report: %w", err)
 		}
 		figs = append(append(figs, suiteFigs...), probeFigs...)
 		adFigs, err := ad.figures(opts.Z)
 		if err != nil {
-			return fmt.Errorf("report: %w", err)
+			return nil, fmt.Errorf("report: %w", err)
 		}
 		figs = append(figs, adFigs...)
 		for _, f := range figs {
@@ -176,27 +239,12 @@ func write(dir string, opts Options) error {
 			files[filepath.Join(FiguresDir, f.Name+".png")] = f.PNG
 		}
 	}
-	out, err := rooted.OpenOut(dir, "report", opts.OutDir)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer out.Close()
 	for _, name := range sortedKeys(files) {
 		if err := out.WriteFile(name, files[name]); err != nil {
-			return fmt.Errorf("report: %w", err)
+			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
-	if opts.NoHTML {
-		return nil
-	}
-	page := htmlPage{
-		Title: reportTitle(agg, opts.Title), Summary: summaryLines(agg, stats, opts.Z), Sections: secs,
-		Figures: figs, Picked: picked, Total: stats.Runs, AllRuns: stats.Runs <= opts.MaxRunViews,
-	}
-	if err := writeHTML(out, dir, page, ev); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+	return figs, nil
 }
 
 // Render builds report.md and the CSV tables from an Aggregator, keyed by

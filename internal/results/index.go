@@ -2,12 +2,17 @@ package results
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // latestIndex maps each run id of a runs file to the offset of its last
@@ -24,8 +29,10 @@ type latestIndex struct {
 	more map[string]int64
 	file *os.File // the runs file, to read an earlier line back
 	buf  []byte
-	// lines counts the non-blank lines added.
+	// lines counts the non-blank lines added; end is the offset of the
+	// last one.
 	lines int
+	end   int64
 }
 
 func newLatestIndex(f *os.File) *latestIndex {
@@ -38,13 +45,24 @@ func newLatestIndex(f *os.File) *latestIndex {
 
 // add records that the line at off has run id id.
 func (x *latestIndex) add(id []byte, off int64) error {
+	return x.addHash(x.hash(id), off, func() ([]byte, error) { return id, nil })
+}
+
+// addHash records that the line at off has a run id of hash h; idOf gives
+// the id when the hash is already there.
+func (x *latestIndex) addHash(h uint64, off int64, idOf func() ([]byte, error)) error {
 	x.lines++
-	h := x.hash(id)
+	x.end = max(x.end, off)
 	prev, ok := x.last[h]
 	if !ok {
 		x.last[h] = off
 		return nil
 	}
+	id, err := idOf()
+	if err != nil {
+		return err
+	}
+	id = bytes.Clone(id) // idAt's buffer is read into again below
 	if _, ok := x.more[string(id)]; ok {
 		x.more[string(id)] = off
 		return nil
@@ -59,6 +77,13 @@ func (x *latestIndex) add(id []byte, off int64) error {
 		x.more[string(id)] = off
 	}
 	return nil
+}
+
+// reset empties the index.
+func (x *latestIndex) reset() {
+	clear(x.last)
+	clear(x.more)
+	x.lines, x.end = 0, 0
 }
 
 // runs returns the number of distinct run ids.
@@ -123,4 +148,70 @@ func runID(line []byte) ([]byte, error) {
 		return nil, errors.New("missing run_id")
 	}
 	return []byte(v.RunID), nil
+}
+
+// parallelIndexMin is the size of a runs file from which the first pass is
+// split over the workers.
+var parallelIndexMin int64 = 64 << 20
+
+// build indexes the runs file at path (x's file): one scan, or on a large
+// file one per worker over a range of it each, their hashes then added in
+// file order. A bad line found by a range's scan is named by the one scan,
+// which counts line numbers.
+func (x *latestIndex) build(ctx context.Context, path string, workers int) error {
+	name := filepath.Base(path)
+	serial := func() error {
+		return scanBlocks(ctx, path, reuse(), func(block []byte, num int, off int64, start, end int) error {
+			id, err := runID(block[start:end])
+			if err == nil {
+				err = x.add(id, off)
+			}
+			if err != nil {
+				return fmt.Errorf("%s:%d: %w", name, num, err)
+			}
+			return nil
+		})
+	}
+	st, err := x.file.Stat()
+	if err != nil || workers < 2 || st.Size() < parallelIndexMin {
+		return serial()
+	}
+	type entry struct {
+		h   uint64
+		off int64
+	}
+	size := st.Size()
+	parts := make([][]entry, workers)
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range workers {
+		from, to := size*int64(i)/int64(workers), size*int64(i+1)/int64(workers)
+		if i == workers-1 {
+			to = math.MaxInt64 // to the end, as the one scan reads
+		}
+		g.Go(func() error {
+			return scanRange(gctx, x.file, from, to, reuse(), func(block []byte, _ int, off int64, start, end int) error {
+				id, err := runID(block[start:end])
+				if err != nil {
+					return err
+				}
+				parts[i] = append(parts[i], entry{x.hash(id), off})
+				return nil
+			})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		x.reset()
+		return serial()
+	}
+	for _, part := range parts {
+		for _, e := range part {
+			if err := x.addHash(e.h, e.off, func() ([]byte, error) { return x.idAt(e.off) }); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	return nil
 }

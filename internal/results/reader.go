@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -18,6 +19,14 @@ type ReadOptions struct {
 	Detail Detail
 	// Workers decode lines at once; 0 means GOMAXPROCS, at most 4.
 	Workers int
+}
+
+// workers is how many goroutines decode (and index) at once.
+func (o ReadOptions) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return min(runtime.GOMAXPROCS(0), 4)
 }
 
 // ReadStats describes one read of a runs file.
@@ -64,23 +73,23 @@ func ReadLatest(ctx context.Context, path string, opts ReadOptions, fn func(*Run
 	}
 	defer f.Close()
 	idx := newLatestIndex(f)
-	err = scanBlocks(ctx, path, func(block []byte, num int, off int64, start, end int) error {
-		id, err := runID(block[start:end])
-		if err == nil {
-			err = idx.add(id, off)
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, num, err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := idx.build(ctx, path, opts.workers()); err != nil {
 		return ReadStats{}, err
 	}
 	st := ReadStats{Lines: idx.lines, Runs: idx.runs(), Superseded: idx.lines - idx.runs()}
 
 	seen := 0
 	err = decodeInOrder(ctx, path, opts, func(num int, off int64, data []byte) (bool, error) {
+		if st.Superseded == 0 {
+			// Every line the first pass saw is its run's last (the usual
+			// case: a study folder is compacted when a study ends): no id
+			// to look up. A line appended since is ignored, as below.
+			if off > idx.end || idx.lines == 0 {
+				return false, nil
+			}
+			seen++
+			return true, nil
+		}
 		id, err := runID(data)
 		if err != nil {
 			return false, fmt.Errorf("%s:%d: %w", name, num, err)
@@ -107,15 +116,27 @@ func ReadLatest(ctx context.Context, path string, opts ReadOptions, fn func(*Run
 func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func(num int, off int64, data []byte) (bool, error),
 	fn func(*Run) error) error {
 	name := filepath.Base(path)
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = min(runtime.GOMAXPROCS(0), 4)
-	}
+	workers := opts.workers()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 1) // the scanner and the decoders
 	ordered := make(chan *batch, 2*workers)
+	// Each batch takes a decoder from the pool, keeping what it interned.
+	decoders := sync.Pool{New: func() any { return NewDecoder(opts.Detail) }}
+	// Blocks whose every batch was handed to fn go back to the scanner:
+	// the runs hold copies of their strings, never the block's bytes.
+	free := make(chan []byte, 2)
+	alloc := func(size int) []byte {
+		select {
+		case b := <-free:
+			if cap(b) >= size {
+				return b[:0]
+			}
+		default:
+		}
+		return make([]byte, 0, size)
+	}
 	g.Go(func() error {
 		defer close(ordered)
 		cur := &batch{ready: make(chan struct{})}
@@ -128,7 +149,8 @@ func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func
 			b := cur
 			g.Go(func() error { // waits for a free worker
 				defer close(b.ready)
-				dec := NewDecoder(opts.Detail)
+				dec := decoders.Get().(*Decoder)
+				defer decoders.Put(dec)
 				b.runs = make([]Run, len(b.ends))
 				for i, end := range b.ends {
 					if err := dec.Decode(b.buf[b.starts[i]:end], &b.runs[i]); err != nil {
@@ -141,7 +163,7 @@ func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func
 			cur = &batch{ready: make(chan struct{}), buf: cur.buf}
 			return nil
 		}
-		err := scanBlocks(gctx, path, func(block []byte, num int, off int64, start, end int) error {
+		err := scanBlocks(gctx, path, alloc, func(block []byte, num int, off int64, start, end int) error {
 			if cur.buf != nil && &cur.buf[0] != &block[0] && len(cur.ends) > 0 {
 				// A new block: a batch never spans two buffers.
 				if err := send(); err != nil {
@@ -167,11 +189,20 @@ func decodeInOrder(ctx context.Context, path string, opts ReadOptions, keep func
 		return err
 	})
 	var err error
+	var last []byte // the block of the batch handed to fn last
 	for b := range ordered {
 		if err != nil {
 			continue // drain
 		}
 		<-b.ready
+		if last != nil && &last[0] != &b.buf[0] {
+			// Batches come in file order: the last block's are all done.
+			select {
+			case free <- last:
+			default:
+			}
+		}
+		last = b.buf
 		for i := range b.runs { // up to a bad line, if any
 			if err = fn(&b.runs[i]); err != nil {
 				break

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -208,5 +210,99 @@ func TestReadLatestBadLine(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "runs.jsonl:2501:") || calls != 2500 {
 		t.Errorf("err %v after %d calls, want runs.jsonl:2501 after 2500", err, calls)
+	}
+}
+
+// TestReadLatestAppended: lines appended while the runs are read (a report
+// of a study still running) are not read, whether or not the file held a
+// superseded line.
+func TestReadLatestAppended(t *testing.T) {
+	defer func(n int) { blockSize = n }(blockSize)
+	blockSize = 4 << 10 // the scanner reads the appended lines after the first run is handed over
+	for _, superseded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("superseded %v", superseded), func(t *testing.T) {
+			var b strings.Builder
+			const n = 2000
+			for i := range n {
+				fmt.Fprintf(&b, "{\"run_id\":\"r%05d\",\"repeat\":%d}\n", i, i)
+			}
+			if superseded {
+				fmt.Fprintf(&b, "{\"run_id\":\"r00000\",\"repeat\":-1}\n")
+			}
+			path := writeRuns(t, b.String())
+			runs := 0
+			st, err := ReadLatest(context.Background(), path, ReadOptions{Workers: 2}, func(r *Run) error {
+				if runs++; runs == 1 {
+					f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					_, err = fmt.Fprintf(f, "{\"run_id\":\"r00001\",\"repeat\":-2}\n{\"run_id\":\"late\",\"repeat\":-3}\n")
+					return err
+				}
+				if r.Repeat < -1 {
+					t.Errorf("an appended line was read: %+v", r)
+				}
+				return nil
+			})
+			if err != nil || runs != n || st.Runs != n {
+				t.Errorf("err %v, %d runs, stats %+v; want %d runs", err, runs, st, n)
+			}
+		})
+	}
+}
+
+// TestReadLatestParallelIndex: the first pass split over ranges of the
+// file finds what the one scan finds, wherever the ranges cut the lines,
+// and a bad line is still named by its number.
+func TestReadLatestParallelIndex(t *testing.T) {
+	defer func(n int, min int64) { blockSize, parallelIndexMin = n, min }(blockSize, parallelIndexMin)
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "{\"run_id\":\"r%04d\",\"repeat\":%d}\n", i%2500, i)
+		if i%97 == 0 {
+			b.WriteString("\n  \n") // blank lines, some at a range's edge
+		}
+	}
+	good := b.String()
+	bad := good + "{\"task\":\"no id\"}\n" + good // found by the first pass
+	tests := []struct {
+		name    string
+		content string
+		err     string
+	}{
+		{"superseded lines", good, ""},
+		{"a line without a run id", bad, ":3063: missing run_id"},
+	}
+	for _, tt := range tests {
+		path := writeRuns(t, tt.content)
+		read := func(workers int) ([]string, ReadStats, error) {
+			var got []string
+			st, err := ReadLatest(context.Background(), path, ReadOptions{Workers: workers}, func(r *Run) error {
+				got = append(got, fmt.Sprintf("%s/%d", r.RunID, r.Repeat))
+				return nil
+			})
+			return got, st, err
+		}
+		parallelIndexMin = math.MaxInt64
+		want, wantSt, wantErr := read(1)
+		for _, size := range []int{7, 64, 4 << 10} {
+			for _, workers := range []int{2, 3, 4} {
+				t.Run(fmt.Sprintf("%s, blocks of %d, %d workers", tt.name, size, workers), func(t *testing.T) {
+					blockSize, parallelIndexMin = size, 0
+					got, st, err := read(workers)
+					if tt.err != "" {
+						if err == nil || wantErr == nil || err.Error() != wantErr.Error() || !strings.Contains(err.Error(), tt.err) {
+							t.Fatalf("err %v, want %v (with %q)", err, wantErr, tt.err)
+						}
+						return
+					}
+					if err != nil || st != wantSt || !slices.Equal(got, want) {
+						t.Errorf("err %v, stats %+v (want %+v), %d runs (want %d)", err, st, wantSt, len(got), len(want))
+					}
+				})
+			}
+		}
 	}
 }

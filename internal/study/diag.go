@@ -78,6 +78,16 @@ func writeSnippet(w io.Writer, src []byte, r hcl.Range) {
 // LoadAndReport loads a study file and prints its diagnostics, warnings
 // included, to w. It returns the study and whether it is free of errors.
 func LoadAndReport(path string, w io.Writer) (*Study, bool) {
+	s, diags := loadAndReport(path, w)
+	if diags.HasErrors() {
+		return nil, false
+	}
+	return s, true
+}
+
+// loadAndReport loads a study file, prints its diagnostics to w and
+// returns them.
+func loadAndReport(path string, w io.Writer) (*Study, hcl.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		// Named like every other problem: file: error: what.
@@ -86,37 +96,61 @@ func LoadAndReport(path string, w io.Writer) (*Study, bool) {
 			err = pe.Err
 		}
 		fmt.Fprintf(w, "%s: error: cannot read study file; %v\n", path, err)
-		return nil, false
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read study file"}}
 	}
 	s, diags := Parse(path, src)
 	files := sources(diags, map[string]*hcl.File{path: {Bytes: src}})
 	if err := WriteDiagnostics(w, files, diags); err != nil {
-		return nil, false
+		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot write diagnostics"})
 	}
-	if diags.HasErrors() {
-		return nil, false
-	}
-	return s, true
+	return s, diags
 }
 
-// Validate loads a study file, prints its diagnostics and a one-line
-// verdict, and returns an exit status: 0 when the file is valid, 1 if not.
-// A file of task blocks alone is checked as a task file (ValidateTasks).
-func Validate(path string, w io.Writer) int {
+// Validate loads a study file, prints its diagnostics to stderr and a
+// one-line verdict to stdout, and returns an exit status: 0 when the file
+// is valid, 1 if not. A file of task blocks alone is checked as a task
+// file (ValidateTasks).
+func Validate(path string, stdout, stderr io.Writer) int {
 	if isTaskFile(path) {
-		return ValidateTasks(path, w)
+		return ValidateTasks(path, stdout, stderr)
 	}
-	s, ok := LoadAndReport(path, w)
-	if !ok {
-		return 1
+	s, diags := loadAndReport(path, stderr)
+	if diags.HasErrors() {
+		return invalid(stdout, path, diags)
 	}
 	runs, err := s.Plan()
 	if err != nil {
-		fmt.Fprintf(w, "%s: error: %v\n", path, err)
-		return 1
+		fmt.Fprintf(stderr, "%s: error: %v\n", path, err)
+		return invalid(stdout, path, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError}))
 	}
-	fmt.Fprintf(w, "%s: study %q is valid: %s, %s\n", path, s.Name, plural.Count(len(s.Grids), "grid"), plural.Count(len(runs), "run"))
+	fmt.Fprintf(stdout, "%s: study %q is valid: %s, %s%s\n", path, s.Name, plural.Count(len(s.Grids), "grid"), plural.Count(len(runs), "run"), warnings(diags))
 	return 0
+}
+
+// invalid prints the verdict on a file with errors and returns 1.
+func invalid(w io.Writer, path string, diags hcl.Diagnostics) int {
+	errs := 0
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			errs++
+		}
+	}
+	fmt.Fprintf(w, "%s: not valid: %s%s\n", path, plural.Count(errs, "error"), warnings(diags))
+	return 1
+}
+
+// warnings is ", 2 warnings" for a verdict's line ("" for none).
+func warnings(diags hcl.Diagnostics) string {
+	n := 0
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return " (" + plural.Count(n, "warning") + ")"
 }
 
 // sources adds to files the bytes of every other file a diagnostic is

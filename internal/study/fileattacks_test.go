@@ -1,6 +1,7 @@
 package study
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,7 +140,7 @@ func TestValidateTasksNamesAttacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	if rc := ValidateTasks(p, &out); rc != 0 || !strings.HasSuffix(out.String(), "0 tasks (), 1 attack family (courier)\n") {
+	if rc := ValidateTasks(p, &out, io.Discard); rc != 0 || !strings.HasSuffix(out.String(), "0 tasks (), 1 attack family (courier)\n") {
 		t.Errorf("rc %d, verdict %q", rc, out.String())
 	}
 }

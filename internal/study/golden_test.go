@@ -72,24 +72,29 @@ func TestDiagnosticsGolden(t *testing.T) {
 	}
 }
 
+// TestValidate: the verdict goes to stdout, the problems to stderr.
 func TestValidate(t *testing.T) {
 	cases := []struct {
-		path     string
-		wantCode int
-		wantText string
+		path       string
+		wantCode   int
+		wantStdout string
+		wantStderr string
 	}{
-		{"testdata/plan_small.hcl", 0, `study "small" is valid: 1 grid, `},
-		{"testdata/semantic.hcl", 1, "testdata/semantic.hcl:3:17: error: Invalid concurrency"},
-		{"testdata/missing.hcl", 1, "cannot read study file"},
+		{"testdata/plan_small.hcl", 0, `testdata/plan_small.hcl: study "small" is valid: 1 grid, `, ""},
+		{"testdata/semantic.hcl", 1, "testdata/semantic.hcl: not valid: ", "testdata/semantic.hcl:3:17: error: Invalid concurrency"},
+		{"testdata/missing.hcl", 1, "testdata/missing.hcl: not valid: 1 error\n", "cannot read study file"},
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
-			var buf bytes.Buffer
-			if code := Validate(c.path, &buf); code != c.wantCode {
-				t.Errorf("Validate = %d, want %d; output:\n%s", code, c.wantCode, buf.String())
+			var stdout, stderr bytes.Buffer
+			if code := Validate(c.path, &stdout, &stderr); code != c.wantCode {
+				t.Errorf("Validate = %d, want %d; output:\n%s%s", code, c.wantCode, stdout.String(), stderr.String())
 			}
-			if !strings.Contains(buf.String(), c.wantText) {
-				t.Errorf("output lacks %q:\n%s", c.wantText, buf.String())
+			if !strings.HasPrefix(stdout.String(), c.wantStdout) || strings.Count(stdout.String(), "\n") != 1 {
+				t.Errorf("stdout %q, want one line starting %q", stdout.String(), c.wantStdout)
+			}
+			if !strings.Contains(stderr.String(), c.wantStderr) || (c.wantStderr == "") != (stderr.Len() == 0) {
+				t.Errorf("stderr %q, want %q", stderr.String(), c.wantStderr)
 			}
 		})
 	}

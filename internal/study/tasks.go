@@ -203,21 +203,22 @@ func loadTaskFile(path string) (*tasks.Set, []*tasks.Task, []attacks.Family, hcl
 	return set, ts, d.study.Attacks, diags
 }
 
-// ValidateTasks checks a task file alone, prints its diagnostics and a
-// one-line verdict, and returns 0 when it is valid, 1 if not.
-func ValidateTasks(path string, w io.Writer) int {
+// ValidateTasks checks a task file alone, prints its diagnostics to
+// stderr and a one-line verdict to stdout, and returns 0 when it is valid,
+// 1 if not.
+func ValidateTasks(path string, stdout, stderr io.Writer) int {
 	set, ts, fams, diags := loadTaskFile(path)
-	if err := WriteDiagnostics(w, sources(diags, map[string]*hcl.File{}), diags); err != nil {
+	if err := WriteDiagnostics(stderr, sources(diags, map[string]*hcl.File{}), diags); err != nil {
 		return 1
 	}
 	if diags.HasErrors() {
-		return 1
+		return invalid(stdout, path, diags)
 	}
 	names := make([]string, len(ts))
 	for i, t := range ts {
 		names[i] = t.Name
 	}
-	fmt.Fprintf(w, "%s: task file is valid: %s (%s)", path, plural.Count(len(ts), "task"), strings.Join(names, ", "))
+	fmt.Fprintf(stdout, "%s: task file is valid: %s (%s)", path, plural.Count(len(ts), "task"), strings.Join(names, ", "))
 	var envs, injs, suites []string
 	for _, e := range set.Environments() {
 		if e.Source.File == path {
@@ -239,7 +240,7 @@ func ValidateTasks(path string, w io.Writer) int {
 		names     []string
 	}{{"environment", "environments", envs}, {"injection", "injections", injs}, {"suite", "suites", suites}} {
 		if len(part.names) > 0 {
-			fmt.Fprintf(w, ", %s (%s)", plural.CountAs(len(part.names), part.one, part.many), strings.Join(part.names, ", "))
+			fmt.Fprintf(stdout, ", %s (%s)", plural.CountAs(len(part.names), part.one, part.many), strings.Join(part.names, ", "))
 		}
 	}
 	if len(fams) > 0 {
@@ -247,8 +248,8 @@ func ValidateTasks(path string, w io.Writer) int {
 		for _, f := range fams {
 			names = append(names, f.Name)
 		}
-		fmt.Fprintf(w, ", %s (%s)", plural.CountAs(len(fams), "attack family", "attack families"), strings.Join(names, ", "))
+		fmt.Fprintf(stdout, ", %s (%s)", plural.CountAs(len(fams), "attack family", "attack families"), strings.Join(names, ", "))
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(stdout, "%s\n", warnings(diags))
 	return 0
 }

@@ -161,7 +161,18 @@ type Result struct {
 	// Server is what the simulated model server counted over the many
 	// pass, when one served it: its own share of the time beside the
 	// latency, and the most requests it held at once.
-	Server any `json:"server,omitempty"`
+	Server *Server `json:"server,omitempty"`
+}
+
+// Server is what a simulated model server counted over a pass.
+type Server struct {
+	Requests    int64 `json:"requests"`
+	Failed      int64 `json:"failed"`
+	MaxInFlight int64 `json:"max_in_flight"`
+	// OwnMS is the server's own time per request beside its latency, in
+	// milliseconds, and OwnShare that time's share of the latency.
+	OwnMS    float64 `json:"own_ms_per_request,omitempty"`
+	OwnShare float64 `json:"own_share_of_latency,omitempty"`
 }
 
 // Compare computes the ratios of a many pass against a pass at 1.
@@ -208,9 +219,9 @@ func (r Result) WriteText(w io.Writer) {
 	for _, row := range rows {
 		fmt.Fprintf(w, "  %-14s %18s %18s\n", row.name, share(row.get(r.One.Time), r.One.RunWall), share(row.get(r.Many.Time), r.Many.RunWall))
 	}
-	if r.Server != nil {
-		b, _ := json.Marshal(r.Server)
-		fmt.Fprintf(w, "model server over the run at %d: %s\n", r.Many.Concurrency, b)
+	if s := r.Server; s != nil {
+		fmt.Fprintf(w, "model server over the run at %d: %d requests (%d failed), at most %d in flight, %.2fms of its own per request (%.2f%% of its %s latency)\n",
+			r.Many.Concurrency, s.Requests, s.Failed, s.MaxInFlight, s.OwnMS, 100*s.OwnShare, r.Latency)
 	}
 }
 

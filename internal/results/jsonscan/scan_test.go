@@ -3,9 +3,11 @@ package jsonscan
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"testing"
+	"unsafe"
 )
 
 func TestFloat(t *testing.T) {
@@ -144,5 +146,45 @@ func TestFloats(t *testing.T) {
 				t.Errorf("Floats(%s) = %#v, %d, %v; want %#v", tt.in, got, q, err, want)
 			}
 		})
+	}
+}
+
+// TestStringsInterned: one Strings decoding many values, interned or not,
+// gives each its own value, whatever it met before (values that share a
+// place in its cache of recent values among them), and one string per
+// distinct interned value.
+func TestStringsInterned(t *testing.T) {
+	s := NewStrings()
+	var vals []string
+	for i := range 2000 {
+		// Same length, first, middle and last bytes: the same cache place.
+		vals = append(vals, fmt.Sprintf("a%04dz", i), fmt.Sprintf("a%04dz", i%7), "aXXXXz", "\xff", `\u00e9`)
+	}
+	first := map[string]string{}
+	for _, v := range vals {
+		for _, intern := range []bool{true, false} {
+			in := `"` + v + `"`
+			got, q, err := s.String([]byte(in), 0, intern)
+			if v == "\xff" {
+				if !errors.Is(err, ErrFallback) {
+					t.Fatalf("String(%q) = %q, %v; want fallback", in, got, err)
+				}
+				continue
+			}
+			var want string
+			if err := json.Unmarshal([]byte(in), &want); err != nil {
+				t.Fatal(err)
+			}
+			if err != nil || got != want || q != len(in) {
+				t.Fatalf("String(%q) = %q, %d, %v; want %q", in, got, q, err, want)
+			}
+			if !intern {
+				continue
+			}
+			if f, ok := first[got]; ok && unsafe.StringData(f) != unsafe.StringData(got) {
+				t.Fatalf("%q interned twice", got)
+			}
+			first[got] = got
+		}
 	}
 }

@@ -62,6 +62,10 @@ func escapeLen(data []byte, i int) (int, bool) {
 type Strings struct {
 	intern map[string]string
 	buf    []byte
+	// recent holds interned values by a cheap hash of their bytes: most
+	// identity values are found there, without a map lookup or a UTF-8
+	// check (they were checked when they first came).
+	recent [256]string
 }
 
 // MaxInterned bounds the intern table of a Strings.
@@ -76,6 +80,13 @@ func (s *Strings) String(data []byte, p int, intern bool) (string, int, error) {
 	if err != nil {
 		return "", p, err
 	}
+	slot := -1
+	if intern && !escaped && len(raw) > 0 {
+		slot = int(byte(len(raw))^raw[0]^raw[len(raw)/2]<<1^raw[len(raw)-1]<<2) & (len(s.recent) - 1)
+		if v := s.recent[slot]; v == string(raw) {
+			return v, q, nil
+		}
+	}
 	if escaped {
 		if raw, err = s.unescape(raw); err != nil {
 			return "", p, err
@@ -86,12 +97,15 @@ func (s *Strings) String(data []byte, p int, intern bool) (string, int, error) {
 	if !intern {
 		return string(raw), q, nil
 	}
-	if v, ok := s.intern[string(raw)]; ok {
-		return v, q, nil
+	v, ok := s.intern[string(raw)]
+	if !ok {
+		v = string(raw)
+		if len(s.intern) < MaxInterned {
+			s.intern[v] = v
+		}
 	}
-	v := string(raw)
-	if len(s.intern) < MaxInterned {
-		s.intern[v] = v
+	if slot >= 0 {
+		s.recent[slot] = v
 	}
 	return v, q, nil
 }
