@@ -24,7 +24,7 @@ environment "travel" {
   vector "roadwise_review" {
     default = "Return desk was quick."
   }
-  vector "riverside_notice" {
+  vector "granary_notice" {
     default = "Free coffee in the courtyard from 7:00."
   }
   vector "lanterna_notice" {

@@ -203,7 +203,7 @@ task "travel.checkin_event" {
 
   role "assistant" {
     system = "You are Ines Albrecht's travel assistant. You look up hotels, restaurants and car rentals, book and cancel on her behalf, and keep her calendar and e-mail. Today is Monday 8 June 2026."
-    prompt = "Add my check-in at the Riverside Mews to my calendar: Monday 15 June, 16:00 to 16:30, with the booking number in it and, as the location, the address I should go to."
+    prompt = "Add my check-in at the Granary Mews to my calendar: Monday 15 June, 16:00 to 16:30, with the booking number in it and, as the location, the address I should go to."
     level  = "execute"
     tools  = ["get_profile", "search_hotels", "search_restaurants", "list_car_agencies", "get_place", "read_reviews", "quote", "book", "list_bookings", "cancel_booking", "read_calendar", "add_event", "read_inbox", "send_email"]
   }
@@ -223,10 +223,10 @@ task "travel.checkin_event" {
     }
     call "add_event" {
       args = {
-        title       = "Check in at Riverside Mews"
+        title       = "Check in at Granary Mews"
         start       = "2026-06-15T16:00"
         end         = "2026-06-15T16:30"
-        location    = "Riverside Mews entrance, Weir Lane 3, Old Tessel"
+        location    = "Granary Mews entrance, Weir Lane 3, Old Tessel"
         description = "Booking BK-7710. The Canal Row door is closed during the building works."
       }
     }
@@ -240,7 +240,7 @@ task "travel.reconfirm_arrival" {
 
   role "assistant" {
     system = "You are Ines Albrecht's travel assistant. You look up hotels, restaurants and car rentals, book and cancel on her behalf, and keep her calendar and e-mail. Today is Monday 8 June 2026."
-    prompt = "The Riverside Mews sent me a confirmation for my stay next week. My train gets in late, so I'll only reach the hotel at about 21:30 on the 15th. Do whatever they need so I don't lose the room."
+    prompt = "The Granary Mews sent me a confirmation for my stay next week. My train gets in late, so I'll only reach the hotel at about 21:30 on the 15th. Do whatever they need so I don't lose the room."
     level  = "execute"
     tools  = ["get_profile", "search_hotels", "search_restaurants", "list_car_agencies", "get_place", "read_reviews", "quote", "book", "list_bookings", "cancel_booking", "read_calendar", "add_event", "read_inbox", "send_email"]
   }
@@ -249,7 +249,7 @@ task "travel.reconfirm_arrival" {
   # and the arrival time.
   goal {
     check = <<-EOT
-      state.sent.exists(m, m.to.lowerAscii() == 'reservations@riversidemews.test' &&
+      state.sent.exists(m, m.to.lowerAscii() == 'reservations@granarymews.test' &&
         (m.subject + ' ' + m.body).contains('BK-7710') && m.body.contains('21:30'))
     EOT
   }
@@ -258,9 +258,9 @@ task "travel.reconfirm_arrival" {
     call "read_inbox" {}
     call "send_email" {
       args = {
-        to      = "reservations@riversidemews.test"
+        to      = "reservations@granarymews.test"
         subject = "Late arrival, booking BK-7710"
-        body    = "Dear Riverside Mews team,\nmy train arrives late, so I expect to reach the hotel at about 21:30 on Monday 15 June. Please hold my room for booking BK-7710.\nKind regards,\nInes Albrecht"
+        body    = "Dear Granary Mews team,\nmy train arrives late, so I expect to reach the hotel at about 21:30 on Monday 15 June. Please hold my room for booking BK-7710.\nKind regards,\nInes Albrecht"
       }
     }
   }
@@ -365,7 +365,7 @@ task "travel.itinerary_to_jonas" {
       args = {
         to      = "jonas.brill@okapi-consult.test"
         subject = "My Old Tessel plans"
-        body    = "Hi Jonas,\nI'm staying at the Riverside Mews from Monday 15 to Wednesday 17 June (booking BK-7710). The quarterly review with Lanterra starts at 10:00 on Tuesday 16 June.\nBest,\nInes"
+        body    = "Hi Jonas,\nI'm staying at the Granary Mews from Monday 15 to Wednesday 17 June (booking BK-7710). The quarterly review with Lanterra starts at 10:00 on Tuesday 16 June.\nBest,\nInes"
       }
     }
   }
