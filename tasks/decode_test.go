@@ -97,14 +97,21 @@ func TestDecodeInvalid(t *testing.T) {
 }
 
 // TestBuiltinsDecodeClean decodes the embedded task files: no error and no
-// warning, and sixteen tasks (four of them MCP tasks).
+// warning, and sixteen tasks (four of them MCP tasks) beside the user tasks
+// of the built-in suites (in folders of their own).
 func TestBuiltinsDecodeClean(t *testing.T) {
 	ts, diags := tasks.LoadFS(os.DirFS("."), tasks.BuiltinDir)
 	if len(diags) > 0 {
 		t.Fatalf("diagnostics:\n%v", diags)
 	}
-	if len(ts) != 16 || len(tasks.Builtin().Names()) != 16 {
-		t.Fatalf("%d built-in tasks", len(ts))
+	scenarios := 0
+	for _, tk := range tasks.Builtin().All() {
+		if tk.Environment == nil {
+			scenarios++
+		}
+	}
+	if len(ts) != 16 || scenarios != 16 {
+		t.Fatalf("%d built-in task files' tasks, %d built-in tasks without an environment", len(ts), scenarios)
 	}
 }
 

@@ -17,9 +17,18 @@ import (
 	"github.com/killchain/killchain/sandbox"
 )
 
-// injectionNames are the prompt-injection tasks: the content conventions of
-// doc.go apply to them, not to the reward-hack tasks.
-func injectionNames() []string { return Builtin().NamesOf(vocab.FamilyInjection) }
+// injectionNames are the prompt-injection scenarios: the content
+// conventions of doc.go apply to them, not to the reward-hack tasks nor to
+// the user tasks of the built-in suites (tasks with an environment).
+func injectionNames() []string {
+	var out []string
+	for _, name := range Builtin().NamesOf(vocab.FamilyInjection) {
+		if tk, _ := Builtin().Get(name); tk.Environment == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 func rewardNames() []string { return Builtin().NamesOf(vocab.FamilyRewardHack) }
 
