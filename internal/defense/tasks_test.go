@@ -21,6 +21,9 @@ func TestWriteFilterOnTasks(t *testing.T) {
 	}
 	for _, name := range names {
 		task, _ := tasks.Builtin().Get(name)
+		if task.Environment != nil {
+			continue // a suite's payloads are attack families', planted in a state (runner and report tests cover them)
+		}
 		for _, v := range task.Variants {
 			t.Run(name+"/"+v.Name, func(t *testing.T) {
 				for _, attacked := range []bool{false, true} {

@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/killchain/killchain/internal/defense/kinds"
 	"github.com/killchain/killchain/internal/hcldiag"
+	"github.com/killchain/killchain/tasks"
 )
 
 // decodeStudy decodes the one study block.
@@ -328,6 +330,35 @@ func deref[T any](p *T, def T) T {
 		return def
 	}
 	return *p
+}
+
+// knownTasks is known for a task name: the nearest of every task's name,
+// then the tasks without an environment by name and the user tasks of the
+// suites by suite (dozens of them: `killchain tasks` lists them).
+func knownTasks(name string, set *tasks.Set) string {
+	var scenarios []string
+	users := map[string]int{}
+	for _, t := range set.All() {
+		if t.Environment == nil {
+			scenarios = append(scenarios, t.Name)
+		} else {
+			users[t.Environment.Name]++
+		}
+	}
+	s := known(name, set.Names())
+	if len(users) == 0 {
+		return s
+	}
+	i := strings.LastIndex(s, " (known: ")
+	if i < 0 {
+		return s
+	}
+	var envs []string
+	for _, e := range slices.Sorted(maps.Keys(users)) {
+		envs = append(envs, fmt.Sprintf("%d of %s", users[e], e))
+	}
+	return s[:i] + " (known: " + strings.Join(scenarios, ", ") + "; and the user tasks of the environments (" +
+		strings.Join(envs, ", ") + "): killchain tasks lists them)"
 }
 
 // known renders the suffix of an unknown-name detail: the known name

@@ -88,7 +88,7 @@ func (d *decoder) gridTasks(bc *hcldiag.Block, g *Grid) map[int]*tasks.Task {
 		seen[name] = true
 		t, ok := d.study.Tasks.Get(name)
 		if !ok {
-			d.errorf(bc.Elem("tasks", i), "Unknown task", "%q is not a task%s.", name, known(name, d.study.Tasks.Names()))
+			d.errorf(bc.Elem("tasks", i), "Unknown task", "%q is not a task%s.", name, knownTasks(name, d.study.Tasks))
 			continue
 		}
 		found[i] = t
