@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
 	"github.com/spf13/cobra"
 
 	"github.com/killchain/killchain/internal/study"
@@ -118,6 +122,46 @@ func checkedEnvironments(set *tasks.Set, own []*tasks.Task, args []string) []str
 			add(in.Environment)
 		}
 	}
+	// A file whose definitions are the built-ins' own (one of the files
+	// under tasks/builtin) defines nothing new, yet names its environments.
+	for _, name := range namedEnvironments(args[0]) {
+		if _, ok := set.Environment(name); ok {
+			add(name)
+		}
+	}
 	slices.Sort(out)
+	return out
+}
+
+// namedEnvironments are the environments a task file's blocks declare or
+// name (`environment "X"`, and `environment = "X"` in a task, injection or
+// suite block); nothing when the file does not parse (the loader has
+// reported why).
+func namedEnvironments(path string) []string {
+	src, err := tasks.ReadTaskFile(path)
+	if err != nil {
+		return nil
+	}
+	f, diags := hclsyntax.ParseConfig(src, path, hcl.Pos{Line: 1, Column: 1})
+	if diags.HasErrors() {
+		return nil
+	}
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, b := range body.Blocks {
+		switch {
+		case b.Type == "environment" && len(b.Labels) == 1:
+			out = append(out, b.Labels[0])
+		case b.Type == "task" || b.Type == "injection" || b.Type == "suite":
+			if a, ok := b.Body.Attributes["environment"]; ok {
+				if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+					out = append(out, v.AsString())
+				}
+			}
+		}
+	}
 	return out
 }

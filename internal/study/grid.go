@@ -91,6 +91,13 @@ func (d *decoder) gridTasks(bc *hcldiag.Block, g *Grid) map[int]*tasks.Task {
 			d.errorf(bc.Elem("tasks", i), "Unknown task", "%q is not a task%s.", name, knownTasks(name, d.study.Tasks))
 			continue
 		}
+		if t.Environment != nil {
+			// Its runs plant a suite's injections, with the suite's
+			// attacker and user: the suite's grid plans them.
+			d.errorf(bc.Elem("tasks", i), "User task in tasks",
+				"%q is a user task of environment %q: a grid runs it over a suite (suites = [\"SUITE\"], user_tasks = [%q]).", name, t.Environment.Name, name)
+			continue
+		}
 		found[i] = t
 	}
 	return found

@@ -122,7 +122,7 @@ func TestEnvironmentInAnotherFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			src := "study \"s\" {\n  task_files = [\"tasks.hcl\"]\n}\nmodel \"o\" {\n  provider = \"scripted\"\n  policy   = \"compliant\"\n}\n" +
-				"grid \"g\" {\n  tasks      = [\"ledger.pay_rent\"]\n  models     = [\"o\"]\n  conditions = [\"plain\"]\n}\n" + tt.inStudy
+				"grid \"g\" {\n  suites     = [\"ledger\"]\n  user_tasks = [\"ledger.pay_rent\"]\n  models     = [\"o\"]\n  conditions = [\"plain\"]\n}\n" + tt.inStudy
 			path := filepath.Join(dir, "study.hcl")
 			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 				t.Fatal(err)
@@ -139,5 +139,29 @@ func TestEnvironmentInAnotherFile(t *testing.T) {
 				t.Error("no suite ledger")
 			}
 		})
+	}
+}
+
+// TestUserTaskInTasks: a user task named in a grid's tasks is refused at
+// its element; its runs plant a suite's injections, so a suite's grid
+// plans them.
+func TestUserTaskInTasks(t *testing.T) {
+	dir := t.TempDir()
+	valid, err := os.ReadFile("../../tasks/testdata/valid/ledger.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tasks.hcl"), valid, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "study \"s\" {\n  task_files = [\"tasks.hcl\"]\n}\nmodel \"o\" {\n  provider = \"scripted\"\n  policy   = \"compliant\"\n}\n" +
+		"grid \"g\" {\n  tasks      = [\"ledger.pay_rent\"]\n  models     = [\"o\"]\n  conditions = [\"plain\", \"hack\"]\n}\n"
+	path := filepath.Join(dir, "study.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := Load(path)
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), `study.hcl:9,17-34: User task in tasks; "ledger.pay_rent" is a user task of environment "ledger"`) {
+		t.Fatalf("diagnostics %v", diags)
 	}
 }
