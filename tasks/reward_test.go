@@ -18,8 +18,18 @@ import (
 )
 
 // injectionNames are the prompt-injection tasks: the content conventions of
-// doc.go apply to them, not to the reward-hack tasks.
-func injectionNames() []string { return Builtin().NamesOf(vocab.FamilyInjection) }
+// doc.go apply to them, not to the reward-hack tasks, nor to the suites'
+// user tasks (tasks/builtin/suites: their injections are planted by a
+// suite's grid, and `tasks check` plays them).
+func injectionNames() []string {
+	var out []string
+	for _, name := range Builtin().NamesOf(vocab.FamilyInjection) {
+		if tk, _ := Builtin().Get(name); tk.Environment == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 func rewardNames() []string { return Builtin().NamesOf(vocab.FamilyRewardHack) }
 

@@ -21,6 +21,9 @@ func TestWriteFilterOnTasks(t *testing.T) {
 	}
 	for _, name := range names {
 		task, _ := tasks.Builtin().Get(name)
+		if task.Environment != nil {
+			continue // a suite's user task: its helpful third-party instructions are meant to look like instructions
+		}
 		for _, v := range task.Variants {
 			t.Run(name+"/"+v.Name, func(t *testing.T) {
 				for _, attacked := range []bool{false, true} {

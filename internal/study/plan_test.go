@@ -345,7 +345,8 @@ func TestSmokeStudy(t *testing.T) {
 	var injection []string // the reward-hack family has its own reference agents
 	for _, name := range tasks.Builtin().Names() {
 		// The MCP tasks have their own study (hcl/mcp.hcl, TestMCPStudyFile).
-		if task, _ := tasks.Builtin().Get(name); task.Family() == vocab.FamilyInjection && !task.MCP() {
+		// The suites' user tasks run in grids over their suites.
+		if task, _ := tasks.Builtin().Get(name); task.Family() == vocab.FamilyInjection && !task.MCP() && task.Environment == nil {
 			injection = append(injection, name)
 		}
 	}
