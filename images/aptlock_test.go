@@ -38,15 +38,25 @@ func TestAptWaitsForTheLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
+			fd := f.Fd()
 			fl := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: 0}
-			if err := syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &fl); err != nil {
+			if err := syscall.FcntlFlock(fd, syscall.F_SETLK, &fl); err != nil {
 				t.Fatal(err)
 			}
-			release := time.AfterFunc(tt.hold, func() {
-				fl.Type = syscall.F_UNLCK
-				syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &fl)
+			// The release runs on a timer's goroutine: it touches only
+			// its own copy of the lock and the descriptor's number, and
+			// the file is closed only once it is done (or never ran).
+			released := make(chan struct{})
+			timer := time.AfterFunc(tt.hold, func() {
+				defer close(released)
+				un := syscall.Flock_t{Type: syscall.F_UNLCK, Whence: 0}
+				syscall.FcntlFlock(fd, syscall.F_SETLK, &un)
 			})
-			defer release.Stop()
+			defer func() {
+				if !timer.Stop() {
+					<-released
+				}
+			}()
 			script := `log() { printf 'debian-rootfs: %s\n' "$*" >&2; }
 eval "$(sed -n '/^apt_wait() {/,/^}/p' debian-rootfs.sh)"
 apt_wait`

@@ -8,6 +8,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+	"golang.org/x/sync/errgroup"
 )
 
 // GCReport lists what GC removed.
@@ -28,6 +29,9 @@ func GCStudy(study string) GCOption { return func(c *gcConfig) { c.study = study
 // container.
 const gcRemoveTimeout = time.Minute
 
+// gcParallel is how many removals GC asks of the daemon at once.
+const gcParallel = 8
+
 // GC removes every container and volume labelled killchain.run, running or
 // not: what a crashed or killed process left behind. Snapshot images are
 // kept. Run it only when no study is running (or narrow it with GCStudy).
@@ -46,17 +50,28 @@ func GC(ctx context.Context, cli *client.Client, opts ...GCOption) (GCReport, er
 	if err != nil {
 		return rep, fmt.Errorf("gc: list containers: %w", err)
 	}
-	for _, c := range list.Items {
+	// The removals run side by side, a few at a time: one container the
+	// daemon cannot remove holds up only its own slot, not the rest.
+	gone := make([]error, len(list.Items))
+	var g errgroup.Group
+	g.SetLimit(gcParallel)
+	for i, c := range list.Items {
+		g.Go(func() error {
+			rctx, cancel := context.WithTimeout(ctx, gcRemoveTimeout)
+			defer cancel()
+			gone[i] = removeGone(rctx, cli, c.ID)
+			return nil
+		})
+	}
+	g.Wait()
+	for i, c := range list.Items {
 		name := shortID(c.ID)
 		if len(c.Names) > 0 {
 			name = c.Names[0]
 		}
 		// Only a container the daemon says is gone counts as removed.
-		rctx, cancel := context.WithTimeout(ctx, gcRemoveTimeout)
-		err := removeGone(rctx, cli, c.ID)
-		cancel()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("gc: %s is still there: %w", name, err))
+		if gone[i] != nil {
+			errs = append(errs, fmt.Errorf("gc: %s is still there: %w", name, gone[i]))
 			continue
 		}
 		rep.Containers = append(rep.Containers, name)
