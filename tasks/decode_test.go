@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"bytes"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,22 +97,35 @@ func TestDecodeInvalid(t *testing.T) {
 	}
 }
 
-// TestBuiltinsDecodeClean decodes the embedded task files: no error and no
-// warning, and sixteen tasks (four of them MCP tasks) beside the user tasks
-// of the built-in suites (in folders of their own).
+// TestBuiltinsDecodeClean decodes the embedded task files, each folder's
+// files linked together as the built-ins are (a suite keeps its files in a
+// folder of its own below tasks/builtin): no error and no warning, sixteen
+// scenario tasks (four of them MCP tasks), and besides them the suites'
+// user tasks.
 func TestBuiltinsDecodeClean(t *testing.T) {
-	ts, diags := tasks.LoadFS(os.DirFS("."), tasks.BuiltinDir)
-	if len(diags) > 0 {
-		t.Fatalf("diagnostics:\n%v", diags)
+	var ts []*tasks.Task
+	err := fs.WalkDir(os.DirFS("."), tasks.BuiltinDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		own, diags := tasks.LoadFS(os.DirFS("."), p)
+		if len(diags) > 0 {
+			t.Errorf("%s: diagnostics:\n%v", p, diags)
+		}
+		ts = append(ts, own...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	scenarios := 0
-	for _, tk := range tasks.Builtin().All() {
+	for _, tk := range ts {
 		if tk.Environment == nil {
 			scenarios++
 		}
 	}
-	if len(ts) != 16 || scenarios != 16 {
-		t.Fatalf("%d built-in task files' tasks, %d built-in tasks without an environment", len(ts), scenarios)
+	if scenarios != 16 || len(tasks.Builtin().Names()) != len(ts) {
+		t.Fatalf("%d built-in tasks, %d of them scenario tasks; the built-in set holds %d", len(ts), scenarios, len(tasks.Builtin().Names()))
 	}
 }
 
