@@ -278,12 +278,15 @@ func loadDefsTree(fsys fs.FS, dir string) ([]*Defs, hcl.Diagnostics) {
 	return out, diags
 }
 
-// fileText makes a file's whole text the source text of every task
-// decoded from it (a built-in's: `tasks show` prints the file).
+// fileText makes a file's whole text, with its comments, the source text
+// of the task decoded from it when the file holds that task alone (a
+// built-in scenario's: `tasks show` prints the file). A task that shares
+// its file (a suite's user tasks) keeps its own block.
 func (df *Defs) fileText(src []byte) {
-	for _, t := range df.tasks {
-		t.Source.Text = src
+	if len(df.tasks) != 1 || len(df.envs)+len(df.injs)+len(df.suites) > 0 {
+		return
 	}
+	df.tasks[0].Source.Text = src
 }
 
 func isTaskFile(name string) bool {

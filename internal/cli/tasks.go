@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -151,8 +152,9 @@ func newTasksShowCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show [--study FILE] [--resolved] NAME",
 		Short: "Print a task, injection, suite or environment as the HCL it is",
-		Long: `show prints a definition as it is written: a built-in task's whole
-embedded file, or a study's task block; an injection, suite or environment
+		Long: `show prints a definition as it is written: a built-in scenario's whole
+embedded file; a study's task block, or a suite's user task's (its file
+holds others); an injection, suite or environment
 block (a suite and an environment may share a name: both are printed).
 With --resolved it prints the self-contained form a study folder keeps
 (task_defs/NAME.hcl): every file the task reads inline, every default
@@ -249,17 +251,18 @@ edit it from there. The file goes to NAME.hcl unless --output says where
 // injection; else the suite and the environment of that name (they may
 // share one). nil when nothing has the name.
 func showDefinition(set *tasks.Set, name string, resolved bool) []byte {
-	if t, ok := set.Get(name); ok {
-		if resolved || len(t.Source.Text) == 0 {
-			return tasks.Encode(t)
-		}
-		return t.Source.Text
-	}
 	text := func(src tasks.Source, enc func() []byte) []byte {
 		if resolved || len(src.Text) == 0 {
 			return enc()
 		}
-		return append(append([]byte(nil), src.Text...), '\n')
+		out := append([]byte(nil), src.Text...)
+		if !bytes.HasSuffix(out, []byte("\n")) {
+			out = append(out, '\n')
+		}
+		return out
+	}
+	if t, ok := set.Get(name); ok {
+		return text(t.Source, func() []byte { return tasks.Encode(t) })
 	}
 	if in, ok := set.Injection(name); ok {
 		return text(in.Source, func() []byte { return tasks.EncodeInjection(in) })

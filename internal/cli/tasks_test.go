@@ -30,6 +30,8 @@ func TestTasksCommands(t *testing.T) {
 		{name: "a study's tasks too", args: []string{"tasks", userStudy},
 			stdout: []string{"invoice_approval   ../../runner/testdata/usertasks/tasks/invoice_approval.hcl:6", "memory_poison      built-in"}},
 		{name: "show a built-in as its file", args: []string{"tasks", "show", "memory_poison"}, stdout: []string{"# memory_poison: notes", `task "memory_poison" {`, "{{PAYLOAD}}"}},
+		{name: "show a suite's user task as its block", args: []string{"tasks", "show", "bank.bill_run"},
+			stdout: []string{`task "bank.bill_run" {`, `mode        = "pipeline"`}, noStdout: []string{`task "bank.account_overview"`, "# The user tasks of the bank suite"}},
 		{name: "show the self-contained form", args: []string{"tasks", "show", "--resolved", "reward_dates"}, stdout: []string{"file \"tests/check_case.sh\"", "timeout 5 sh solution/dates.sh"}},
 		{name: "show a study's task", args: []string{"tasks", "show", "--study", userStudy, "calendar_notes"}, stdout: []string{`task "calendar_notes"`}},
 		{name: "show an unknown task", args: []string{"tasks", "show", "memory_poisn"}, code: 1, stderr: []string{`no task, injection, suite or environment "memory_poisn"; did you mean "memory_poison"?`}},
