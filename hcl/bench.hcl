@@ -2,10 +2,11 @@
 # (bank, workspace, teamchat, travel; docs/suites.md lists every user task
 # and injection) × five attack families with no defense, and × three
 # defenses with one family; each user task also run clean; with the
-# kill-chain stages no peer benchmark records. By default the reference agents play the ground truth
-# (offline, a few minutes on two cores): they are the controls that show the
-# benchmark measures what it says. Uncomment the model block at the end to
-# run a real model.
+# kill-chain stages no peer benchmark records. By default the reference
+# agents play the ground truth (offline: 12,468 runs in under three minutes
+# on two cores, about 25 minutes with --sandbox docker): they are the
+# controls that show the benchmark measures what it says. Uncomment the
+# model block at the end to run a real model.
 #
 #   killchain tasks check                    every ground truth of the built-ins, played
 #   killchain run hcl/bench.hcl              the whole benchmark
