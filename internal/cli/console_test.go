@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/killchain/killchain/internal/sanitize"
 )
 
 // screen is what a terminal shows after out: "\r" returns the cursor to
@@ -223,7 +225,8 @@ func TestRunProgressAndLogs(t *testing.T) {
 }
 
 // FuzzConsole: whatever the bar draws between them, every log line ends
-// up on a line of its own, whole and in order.
+// up on a line of its own, whole (as the terminal sanitiser shows it) and
+// in order.
 func FuzzConsole(f *testing.F) {
 	f.Add("runs 0/3|WARN one|runs 1/3|ERROR two|runs 2/3")
 	f.Add("|a||b|")
@@ -244,7 +247,9 @@ func FuzzConsole(f *testing.F) {
 				continue
 			}
 			io.WriteString(c, part+"\n")
-			logs = append(logs, strings.TrimRight(part, " "))
+			// What reaches the screen is the line made safe: a control
+			// character shown as its escape (sanitize.Terminal).
+			logs = append(logs, strings.TrimRight(sanitize.Terminal(part), " "))
 		}
 		lines := screen(out.String())
 		if len(lines) < len(logs) || !slices.Equal(lines[:len(logs)], logs) {
