@@ -66,9 +66,9 @@ func sumCost(runs []results.Run) (usd float64, in, out int) {
 // TestCostLimitStopsAndResumes runs a priced study through an
 // OpenAI-compatible server: the full study's cost is the sum of its runs'
 // prices; the same study under a limit below that stops starting runs,
-// exits 3, records whole runs only and spends about no more than the
-// limit (a run may cost a little more than the estimate of its kind); --resume with a higher limit finishes it, and the report's
-// totals are the sums over runs.jsonl.
+// exits 3, records whole runs only and passes the limit by no more than
+// the runs in flight can cost; --resume with a higher limit finishes it,
+// and the report's totals are the sums over runs.jsonl.
 func TestCostLimitStopsAndResumes(t *testing.T) {
 	t.Setenv("GPU_BOX_KEY", "box-cost-key-0001")
 	srv := fake.NewProvider(t, fake.Compatible, fake.Options{Models: []string{"qwen3-8b"}})
@@ -134,8 +134,18 @@ func TestCostLimitStopsAndResumes(t *testing.T) {
 		t.Fatalf("%d of 16 runs recorded under the limit", len(part))
 	}
 	t.Logf("%d of 16 runs recorded, %g spent under a limit of %g", len(part), spent, limit)
-	if spent > limit*1.25 {
-		t.Errorf("spent %g under a limit of %g", spent, limit)
+	// The limit holds up to what the runs in flight cost beyond their
+	// reservations: a run of a kind not yet measured reserves a guess, and
+	// the runs start interleaved (memory_poison's cost 26 times
+	// tool_poison's here). So: at most the study's concurrency (2) times
+	// its dearest run past the limit, and never a run started once the
+	// limit was reached with none in flight.
+	dearest := 0.0
+	for _, r := range runs {
+		dearest = max(dearest, r.Cost)
+	}
+	if spent > limit+2*dearest {
+		t.Errorf("spent %g under a limit of %g: more than two runs (each at most %g) past it", spent, limit, dearest)
 	}
 	for _, r := range part {
 		if r.Error != "" || r.Stage == "" {
